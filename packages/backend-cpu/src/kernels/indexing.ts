@@ -1,0 +1,104 @@
+// gather and scatterAdd along any dim, N-d and strided. Both walk the index tensor's shape with
+// the `dim` stride of the indexed tensor zeroed: the walker supplies the base offset of the
+// element's fibre and the index value picks the position along `dim`.
+import { float32ToBFloat16Bits, float32ToFloat16Bits } from '@core/tensor';
+import { bfloat16Table, checkDType, float16Table, type Ref } from './io.js';
+import { normalizeAxis, RowWalker, spanOf, sizeOf } from './strided.js';
+
+function withoutDim(strides: readonly number[], dim: number): number[] {
+  return strides.map((s, d) => (d === dim ? 0 : s));
+}
+
+function checkIndex(what: string, x: Ref, dim: number, index: Ref, other: Ref, otherName: string): void {
+  checkDType(what, 'index', index, 'int32');
+  if (index.shape.length !== x.shape.length || other.shape.length !== x.shape.length) {
+    throw new RangeError(`cpu ${what}: index and ${otherName} must have the rank of the indexed tensor (${x.shape.length})`);
+  }
+  for (let d = 0; d < x.shape.length; d++) {
+    const size = index.shape[d];
+    if (size > other.shape[d] || (d !== dim && size > x.shape[d])) {
+      throw new RangeError(`cpu ${what}: index shape [${index.shape.join(', ')}] does not fit ${otherName} [${other.shape.join(', ')}] and the indexed tensor [${x.shape.join(', ')}] at dim ${d}`);
+    }
+  }
+}
+
+/** out[…, j, …] = x[…, index[…, j, …], …] along `dim` (PyTorch's gather); out has index's shape. */
+export function gather(x: Ref, dim: number, index: Ref, out: Ref): void {
+  const d = normalizeAxis(dim, x.shape.length, 'gather');
+  checkIndex('gather', x, d, index, out, 'out');
+  checkDType('gather', 'out', out, x.dtype);
+  if (out.shape.some((s, i) => s !== index.shape[i])) {
+    throw new RangeError(`cpu gather: out has shape [${out.shape.join(', ')}], expected the index's [${index.shape.join(', ')}]`);
+  }
+  const xs = x.storage.data;
+  const os = out.storage.data;
+  const is = index.storage.data;
+  const dimStride = x.shape.length === 0 ? 0 : x.strides[d];
+  const w = new RowWalker(index.shape, [index.strides, out.strides, withoutDim(x.strides, d)], [index.offset, out.offset, x.offset]);
+  const n = w.rowLength;
+  const [iStep, oStep, xStep] = w.step;
+  for (let r = 0; r < w.rows; r++, w.next()) {
+    let i = w.pos[0];
+    let o = w.pos[1];
+    let xb = w.pos[2];
+    for (let j = 0; j < n; j++, i += iStep, o += oStep, xb += xStep) os[o] = xs[xb + is[i] * dimStride];
+  }
+}
+
+/**
+ * In place: out[…, index[…, j, …], …] += src[…, j, …] along `dim`, duplicates accumulating.
+ * float32 adds round to f32 at every add, float64 is plain, int32 wraps, bool is a logical or.
+ * Half types: the touched elements of out are decoded once, every contribution is added in f32
+ * (Math.fround per add), and each touched element is rounded to the half format once at the end;
+ * untouched elements keep their exact bits.
+ */
+export function scatterAdd(out: Ref, dim: number, index: Ref, src: Ref): void {
+  const d = normalizeAxis(dim, out.shape.length, 'scatterAdd');
+  checkIndex('scatterAdd', out, d, index, src, 'src');
+  checkDType('scatterAdd', 'src', src, out.dtype);
+  if (sizeOf(index.shape) === 0) return;
+  const dimStride = out.shape.length === 0 ? 0 : out.strides[d];
+  const w = new RowWalker(index.shape, [index.strides, src.strides, withoutDim(out.strides, d)], [index.offset, src.offset, out.offset]);
+  const n = w.rowLength;
+  const [iStep, sStep, oStep] = w.step;
+  const is = index.storage.data;
+  const ss = src.storage.data;
+  const os = out.storage.data;
+
+  if (out.dtype === 'float16' || out.dtype === 'bfloat16') {
+    // f32 accumulators for the storage range out spans (a view never overlaps itself, so each
+    // offset in it is one element).
+    const table = out.dtype === 'float16' ? float16Table() : bfloat16Table();
+    const encode = out.dtype === 'float16' ? float32ToFloat16Bits : float32ToBFloat16Bits;
+    const { lo, hi } = spanOf(out.shape, out.strides, out.offset);
+    const acc = new Float32Array(hi - lo + 1);
+    const touched = new Uint8Array(hi - lo + 1);
+    for (let r = 0; r < w.rows; r++, w.next()) {
+      let i = w.pos[0];
+      let s = w.pos[1];
+      let ob = w.pos[2];
+      for (let j = 0; j < n; j++, i += iStep, s += sStep, ob += oStep) {
+        const t = ob + is[i] * dimStride - lo;
+        if (touched[t] === 0) {
+          touched[t] = 1;
+          acc[t] = table[os[t + lo]];
+        }
+        acc[t] += table[ss[s]]; // the Float32Array store makes this an f32 add
+      }
+    }
+    for (let t = 0; t < touched.length; t++) if (touched[t] !== 0) os[t + lo] = encode(acc[t]);
+    return;
+  }
+
+  const isBool = out.dtype === 'bool';
+  for (let r = 0; r < w.rows; r++, w.next()) {
+    let i = w.pos[0];
+    let s = w.pos[1];
+    let ob = w.pos[2];
+    for (let j = 0; j < n; j++, i += iStep, s += sStep, ob += oStep) {
+      const t = ob + is[i] * dimStride;
+      // Typed-array stores round (float32) or wrap (int32) the exact f64 sum.
+      os[t] = isBool ? os[t] | ss[s] : os[t] + ss[s];
+    }
+  }
+}

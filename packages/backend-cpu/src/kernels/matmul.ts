@@ -1,0 +1,98 @@
+// Batched matmul. Per batch, each operand panel is copied once into a contiguous array of the
+// accumulation type, then an i-k-j loop runs over contiguous rows (unit stride in the inner loop
+// for B and C). Accumulation follows `accumulate`:
+//   float32: c = fround(c + fround(a·b)), a plain (non-fused) f32 multiply-add, step by step;
+//   float64: plain f64; int32: wrapping imul and add.
+// The result is rounded once into out's dtype on store.
+import type { DTypeName } from '@core/tensor';
+import type { CpuArray } from '../storage.js';
+import { checkDType, gatherInto, type Ref, scatterFrom } from './io.js';
+
+function panelArray(accumulate: DTypeName, length: number): Float32Array | Float64Array | Int32Array {
+  switch (accumulate) {
+    case 'float32': return new Float32Array(length);
+    case 'float64': return new Float64Array(length);
+    case 'int32': return new Int32Array(length);
+    default: throw new TypeError(`cpu matmul: cannot accumulate in ${accumulate}`);
+  }
+}
+
+/** The 2-d matrix of batch `batch` of a rank-3 view. A batch size of 1 broadcasts. */
+function batchView(ref: Ref, batch: number): Ref {
+  const b = ref.shape[0] === 1 ? 0 : batch;
+  return {
+    storage: ref.storage,
+    dtype: ref.dtype,
+    shape: [ref.shape[1], ref.shape[2]],
+    strides: [ref.strides[1], ref.strides[2]],
+    offset: ref.offset + b * ref.strides[0],
+  };
+}
+
+/** True when every batch of `ref` is the same matrix, so its panel is copied once. */
+function batchInvariant(ref: Ref): boolean {
+  return ref.shape[0] === 1 || ref.strides[0] === 0;
+}
+
+export function matmul(a: Ref, b: Ref, out: Ref, accumulate: DTypeName): void {
+  if (a.shape.length !== 3 || b.shape.length !== 3 || out.shape.length !== 3) {
+    throw new RangeError(`cpu matmul: expected rank-3 a, b and out, got [${a.shape.join(', ')}], [${b.shape.join(', ')}], [${out.shape.join(', ')}]`);
+  }
+  const [batches, m, n] = out.shape;
+  const k = a.shape[2];
+  const batchOk = (d: number): boolean => d === batches || d === 1;
+  if (!batchOk(a.shape[0]) || !batchOk(b.shape[0]) || a.shape[1] !== m || b.shape[1] !== k || b.shape[2] !== n) {
+    throw new RangeError(`cpu matmul: shapes [${a.shape.join(', ')}] @ [${b.shape.join(', ')}] do not give [${out.shape.join(', ')}]`);
+  }
+  checkDType('matmul', 'b', b, a.dtype);
+  checkDType('matmul', 'out', out, a.dtype);
+  if (batches * m * n === 0) return;
+
+  const pa = panelArray(accumulate, m * k);
+  const pb = panelArray(accumulate, k * n);
+  const c = panelArray(accumulate, m * n);
+  for (let batch = 0; batch < batches; batch++) {
+    if (batch === 0 || !batchInvariant(a)) gatherInto(batchView(a, batch), pa);
+    if (batch === 0 || !batchInvariant(b)) gatherInto(batchView(b, batch), pb);
+    c.fill(0);
+    if (c instanceof Float32Array) gemmF32(pa, pb, c, m, k, n);
+    else if (c instanceof Float64Array) gemmF64(pa, pb, c, m, k, n);
+    else gemmI32(pa, pb, c, m, k, n);
+    scatterFrom(c, batchView(out, batch));
+  }
+}
+
+function gemmF32(a: CpuArray, b: CpuArray, c: Float32Array, m: number, k: number, n: number): void {
+  for (let i = 0; i < m; i++) {
+    const crow = i * n;
+    for (let p = 0; p < k; p++) {
+      const aip = a[i * k + p];
+      const brow = p * n;
+      // The Float32Array store rounds the sum: an f32 add of f32 operands.
+      for (let j = 0; j < n; j++) c[crow + j] += Math.fround(aip * b[brow + j]);
+    }
+  }
+}
+
+function gemmF64(a: CpuArray, b: CpuArray, c: Float64Array, m: number, k: number, n: number): void {
+  for (let i = 0; i < m; i++) {
+    const crow = i * n;
+    for (let p = 0; p < k; p++) {
+      const aip = a[i * k + p];
+      const brow = p * n;
+      for (let j = 0; j < n; j++) c[crow + j] += aip * b[brow + j];
+    }
+  }
+}
+
+function gemmI32(a: CpuArray, b: CpuArray, c: Int32Array, m: number, k: number, n: number): void {
+  for (let i = 0; i < m; i++) {
+    const crow = i * n;
+    for (let p = 0; p < k; p++) {
+      const aip = a[i * k + p];
+      const brow = p * n;
+      // The sum of two int32 values is exact in f64; the Int32Array store wraps it.
+      for (let j = 0; j < n; j++) c[crow + j] += Math.imul(aip, b[brow + j]);
+    }
+  }
+}

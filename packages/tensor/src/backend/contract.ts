@@ -1,0 +1,171 @@
+// The backend contract, version 1. A backend is an object of type `Backend<S>` where `S` is its own
+// storage handle; the compiler lists anything missing. Backends execute primitives on storage and
+// nothing else: views, broadcasting, promotion, the device rule, autograd and autocast live in core.
+import type { DTypeName, HostArray } from '../dtype/dtype.js';
+
+/** Semver of this contract. Core accepts a backend whose major version matches. */
+export const CONTRACT_VERSION = '1.0.0';
+
+/**
+ * A strided view of a storage: element (i0, i1, …) lives at `offset + Σ ik·strides[k]` (in
+ * elements). Inputs may be non-contiguous, transposed or broadcast (stride 0). Outputs are
+ * strided too (core writes in-place ops and `cat`/`pad` through views) but never overlap
+ * themselves; an output never aliases an input unless the primitive says so.
+ */
+export interface TensorRef<S> {
+  readonly storage: S;
+  readonly dtype: DTypeName;
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+  readonly offset: number;
+}
+
+/** Unary elementwise primitives. Floating ops on int/bool inputs never reach a backend: core promotes first. */
+export const UNARY_OPS = [
+  'neg', 'abs', 'sign', 'exp', 'expm1', 'log', 'log1p', 'sqrt', 'rsqrt', 'reciprocal',
+  'sin', 'cos', 'tan', 'tanh', 'sigmoid', 'erf', 'relu', 'floor', 'ceil', 'round', 'trunc', 'logicalNot',
+] as const;
+export type UnaryOp = (typeof UNARY_OPS)[number];
+
+/** Binary elementwise primitives; both inputs have the output's dtype and shape (broadcast by strides). */
+export const BINARY_OPS = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'remainder', 'atan2', 'logicalAnd', 'logicalOr'] as const;
+export type BinaryOp = (typeof BINARY_OPS)[number];
+
+/** Comparisons: inputs share a dtype, the output is bool. NaN compares unequal to everything. */
+export const COMPARE_OPS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const;
+export type CompareOp = (typeof COMPARE_OPS)[number];
+
+export const REDUCE_OPS = ['sum', 'prod', 'max', 'min'] as const;
+export type ReduceOp = (typeof REDUCE_OPS)[number];
+
+export const ARG_REDUCE_OPS = ['argmax', 'argmin'] as const;
+export type ArgReduceOp = (typeof ARG_REDUCE_OPS)[number];
+
+/** Counter-based random streams: Philox4x32-10 keyed by the seed, counted by `offset`. */
+export interface RandomSpec {
+  /** The 64-bit key as two u32 words (seed low, seed high). */
+  readonly key: readonly [number, number];
+  /**
+   * Counter of the first 4-word Philox block. Element i takes word (i mod 4) of the block at
+   * counter `offset + floor(i / 4)` (128-bit counter: low word first, upper words zero but the
+   * second, which carries overflow of the first).
+   */
+  readonly offset: number;
+  /**
+   * - `uniform` (float32 out): `(bits >>> 8) · 2^-24`, exact, in [0, 1).
+   * - `randint` (int32 out): `low + floor(bits · (high − low) / 2^32)`, exact integer arithmetic.
+   */
+  readonly distribution: { readonly kind: 'uniform' } | { readonly kind: 'randint'; readonly low: number; readonly high: number };
+}
+
+/**
+ * The primitives. Every method writes into `out` (storage allocated by core) and returns nothing;
+ * a backend may queue the work and run it later, in call order. Half types are computed in f32 and
+ * rounded once on store (round-to-nearest-even); reductions and matmul accumulate in `accumulate`.
+ */
+export interface Kernels<S> {
+  unary(op: UnaryOp, x: TensorRef<S>, out: TensorRef<S>): void;
+  binary(op: BinaryOp, a: TensorRef<S>, b: TensorRef<S>, out: TensorRef<S>): void;
+  compare(op: CompareOp, a: TensorRef<S>, b: TensorRef<S>, out: TensorRef<S>): void;
+  /** out = cond ? a : b; cond is bool, a/b have out's dtype. */
+  where(cond: TensorRef<S>, a: TensorRef<S>, b: TensorRef<S>, out: TensorRef<S>): void;
+  /**
+   * Convert dtype. Floats → int truncate toward zero (NaN/Inf/out of range: unspecified, core
+   * never relies on it); anything → bool is `x != 0` (NaN is true); bool → numbers is 0/1;
+   * to half types rounds to nearest even.
+   */
+  cast(x: TensorRef<S>, out: TensorRef<S>): void;
+  /** Strided copy, same dtype: materialises views and writes into views. */
+  copy(x: TensorRef<S>, out: TensorRef<S>): void;
+  /** Set every element of `out` to `value` (already representable in out's dtype after rounding). */
+  fill(out: TensorRef<S>, value: number): void;
+  /**
+   * Reduce `x` over `axes`; `out` has x's rank with those axes of size 1. Accumulates in
+   * `accumulate` and rounds once into out's dtype. Empty reductions give the identity (sum 0,
+   * prod 1); core rejects empty max/min. max/min propagate NaN.
+   */
+  reduce(op: ReduceOp, x: TensorRef<S>, axes: readonly number[], out: TensorRef<S>, accumulate: DTypeName): void;
+  /** Index (int32) of the first max/min along `axis`; NaN counts as the maximum and the minimum. out keeps the axis with size 1. */
+  argReduce(op: ArgReduceOp, x: TensorRef<S>, axis: number, out: TensorRef<S>): void;
+  /** Batched matmul: a [B,M,K] @ b [B,K,N] → out [B,M,N]; transposes and batch broadcasting arrive as strides. */
+  matmul(a: TensorRef<S>, b: TensorRef<S>, out: TensorRef<S>, accumulate: DTypeName): void;
+  /** out[i][j][k] = x[i][index[i][j][k]][k] for dim = 1 (PyTorch's gather); index is int32 and in range (core checks). */
+  gather(x: TensorRef<S>, dim: number, index: TensorRef<S>, out: TensorRef<S>): void;
+  /** In place: out[i][index[i][j][k]][k] += src[i][j][k] for dim = 1; accumulates duplicates in f32 for half types. */
+  scatterAdd(out: TensorRef<S>, dim: number, index: TensorRef<S>, src: TensorRef<S>): void;
+  /** Fill a contiguous `out` from the counter-based generator (same numbers on every backend). */
+  random(out: TensorRef<S>, spec: RandomSpec): void;
+}
+
+/**
+ * Optional fused kernels for composite ops. Core uses one when present (and fused kernels are
+ * enabled); otherwise it runs the op's decomposition into primitives. Results must match the
+ * decomposition within the op's tolerance class.
+ */
+export interface FusedKernels<S> {
+  softmax(x: TensorRef<S>, dim: number, out: TensorRef<S>): void;
+  logSoftmax(x: TensorRef<S>, dim: number, out: TensorRef<S>): void;
+}
+
+export interface DTypeSupport {
+  /** Tensors of this dtype can be allocated, written, read and copied. */
+  readonly storage: boolean;
+  /** Primitives accept it. */
+  readonly compute: boolean;
+}
+
+export interface Capabilities {
+  readonly dtypes: Readonly<Partial<Record<DTypeName, DTypeSupport>>>;
+  /** `readSync` exists: `dataSync()` works and reads need not await. */
+  readonly syncRead: boolean;
+  /** Largest single allocation, in bytes. */
+  readonly maxBufferBytes: number;
+  /** Free-form feature flags, e.g. 'shader-f16'. */
+  readonly features: readonly string[];
+  /** NaN/Inf follow IEEE 754 everywhere (conformance skips NaN/Inf cases otherwise). */
+  readonly strictNumerics: boolean;
+  /** An accelerator that reads page-locked host memory faster: `pinMemory()` needs one such backend to be available. */
+  readonly pinnedMemory: boolean;
+}
+
+export interface MemoryStats {
+  /** Bytes held by live storages. */
+  readonly allocatedBytes: number;
+  readonly allocations: number;
+  /** Bytes reserved from the device (pools, caches), ≥ allocatedBytes. */
+  readonly reservedBytes: number;
+}
+
+export interface Backend<S = unknown> {
+  /** The device type it serves, e.g. 'cpu', 'webgpu', 'cuda', or a third party's name. */
+  readonly name: string;
+  readonly contractVersion: string;
+  readonly deviceCount: number;
+  readonly capabilities: Capabilities;
+
+  /** Allocate `numel` elements of `dtype` on device `index`; contents are unspecified. */
+  alloc(index: number, dtype: DTypeName, numel: number): S;
+  /** Release a storage. Core calls it once, when the last tensor over it is disposed or collected. */
+  free(storage: S): void;
+  /** Copy host data (the dtype's host array, see HostArrayByDType) into the storage from element `offset`. */
+  write(storage: S, data: HostArray, offset: number): void;
+  /** Read the whole storage once all queued work on it is done. */
+  read(storage: S): Promise<HostArray>;
+  /** Synchronous read, for backends that declare `syncRead`. */
+  readSync?(storage: S): HostArray;
+  /** Wait until all queued work on device `index` is done. */
+  synchronize(index: number): Promise<void>;
+  memoryStats(index: number): MemoryStats;
+
+  readonly kernels: Kernels<S>;
+  readonly fused?: Partial<FusedKernels<S>>;
+}
+
+export interface BackendFactory {
+  /** The device type the backend will serve. */
+  readonly name: string;
+  /** Higher wins in `bestDevice()`: cuda 300, webgpu 200, cpu 100 by convention. */
+  readonly priority: number;
+  /** Build the backend. May be async and may throw: the reason is reported as "unavailable". */
+  create(): Backend<any> | Promise<Backend<any>>;
+}

@@ -1,0 +1,51 @@
+// The last step before a backend: check the dtype is supported, allocate outputs, pass strided refs.
+import type { Backend, TensorRef } from '../backend/contract.js';
+import { getBackend } from '../backend/registry.js';
+import type { DType } from '../dtype/dtype.js';
+import type { Device } from '../device/device.js';
+import { DTypeError, TensorError } from '../errors/errors.js';
+import { Storage } from '../tensor/storage.js';
+import { contiguousStrides, numelOf, type Shape } from '../tensor/shape.js';
+import { Tensor } from '../tensor/tensor.js';
+
+export function backendOf(device: Device): Backend<unknown> {
+  return getBackend(device.type);
+}
+
+export function ref(t: Tensor): TensorRef<unknown> {
+  t._storage.assertLive('op');
+  return { storage: t._storage.handle, dtype: t.dtype.name, shape: t.shape, strides: t._strides, offset: t._offset };
+}
+
+/** Throw a DTypeError unless the device's backend computes in this dtype. */
+export function requireCompute(backend: Backend<unknown>, dtype: DType, op: string): void {
+  if (backend.capabilities.dtypes[dtype.name]?.compute) return;
+  const supported = Object.entries(backend.capabilities.dtypes).filter(([, s]) => s?.compute).map(([n]) => n);
+  throw new DTypeError(
+    `${op}: the ${backend.name} backend does not compute in ${dtype.name} (it supports ${supported.join(', ')}); ` +
+      `convert with .to(${supported.includes('float32') ? 'float32' : supported[0]}) or move the tensor to another device`,
+    op,
+    dtype.name,
+  );
+}
+
+export function requireStorage(backend: Backend<unknown>, dtype: DType, op: string): void {
+  if (backend.capabilities.dtypes[dtype.name]?.storage) return;
+  throw new DTypeError(`${op}: the ${backend.name} backend cannot store ${dtype.name} tensors`, op, dtype.name);
+}
+
+/** A new contiguous tensor with unspecified contents. */
+export function allocate(shape: Shape, dtype: DType, device: Device, pinned = false): Tensor {
+  const backend = backendOf(device);
+  requireStorage(backend, dtype, 'empty');
+  const numel = numelOf(shape);
+  const bytes = numel * dtype.itemsize;
+  if (bytes > backend.capabilities.maxBufferBytes) {
+    throw new TensorError(
+      `cannot allocate ${bytes} bytes for a [${shape.join(', ')}] ${dtype.name} tensor on ${device}: ` +
+        `the ${backend.name} backend's largest buffer is ${backend.capabilities.maxBufferBytes} bytes`,
+    );
+  }
+  const storage = Storage.allocate(backend, device, dtype, numel, pinned);
+  return Tensor._make(storage, shape.slice(), contiguousStrides(shape), 0);
+}

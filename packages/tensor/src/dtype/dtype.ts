@@ -1,0 +1,73 @@
+/** The element types a tensor can hold. */
+export type DTypeName = 'float32' | 'float16' | 'bfloat16' | 'int32' | 'bool' | 'float64';
+
+export type DTypeCategory = 'bool' | 'int' | 'float';
+
+/**
+ * A dtype is a frozen singleton: compare with `===` (`x.dtype === float16`).
+ * `itemsize` is bytes per element in storage; half types are stored as 16-bit words.
+ */
+export interface DType {
+  readonly name: DTypeName;
+  readonly category: DTypeCategory;
+  readonly itemsize: number;
+  readonly isFloatingPoint: boolean;
+  toString(): string;
+}
+
+function make(name: DTypeName, category: DTypeCategory, itemsize: number): DType {
+  return Object.freeze({
+    name,
+    category,
+    itemsize,
+    isFloatingPoint: category === 'float',
+    toString: () => name,
+  });
+}
+
+export const float32 = make('float32', 'float', 4);
+export const float16 = make('float16', 'float', 2);
+export const bfloat16 = make('bfloat16', 'float', 2);
+export const float64 = make('float64', 'float', 8);
+export const int32 = make('int32', 'int', 4);
+export const bool = make('bool', 'bool', 1);
+
+export const DTYPES: Readonly<Record<DTypeName, DType>> = Object.freeze({
+  float32, float16, bfloat16, float64, int32, bool,
+});
+
+/** Host arrays used to move data in and out of storage, one per dtype. */
+export interface HostArrayByDType {
+  float32: Float32Array;
+  float16: Uint16Array; // IEEE binary16 bit patterns
+  bfloat16: Uint16Array; // bfloat16 bit patterns
+  float64: Float64Array;
+  int32: Int32Array;
+  bool: Uint8Array; // 0 or 1
+}
+export type HostArray = HostArrayByDType[DTypeName];
+
+export function hostArrayFor(dtype: DType, length: number): HostArray {
+  switch (dtype.name) {
+    case 'float32': return new Float32Array(length);
+    case 'float16':
+    case 'bfloat16': return new Uint16Array(length);
+    case 'float64': return new Float64Array(length);
+    case 'int32': return new Int32Array(length);
+    case 'bool': return new Uint8Array(length);
+    default: return dtype.name satisfies never;
+  }
+}
+
+/** Finite-number limits of a floating dtype (PyTorch's `finfo`, RND-8). */
+export interface FInfo { readonly max: number; readonly tiny: number; readonly eps: number; readonly bits: number }
+
+export function finfo(dtype: DType): FInfo {
+  switch (dtype.name) {
+    case 'float16': return { max: 65504, tiny: 2 ** -14, eps: 2 ** -10, bits: 16 };
+    case 'bfloat16': return { max: 3.3895313892515355e38, tiny: 2 ** -126, eps: 2 ** -7, bits: 16 };
+    case 'float32': return { max: 3.4028234663852886e38, tiny: 2 ** -126, eps: 2 ** -23, bits: 32 };
+    case 'float64': return { max: Number.MAX_VALUE, tiny: 2 ** -1022, eps: Number.EPSILON, bits: 64 };
+    default: throw new TypeError(`finfo() needs a floating dtype, got ${dtype.name}`);
+  }
+}

@@ -1,0 +1,34 @@
+// @core/tensor: devices, dtypes, tensors, dispatch and the backend contract.
+export { Device, device, cpu, type DeviceLike } from './device/device.js';
+export { getDefaultDevice, setDefaultDevice, bestDevice } from './device/default-device.js';
+export {
+  type DType, type DTypeName, type DTypeCategory, type HostArray, type HostArrayByDType, type FInfo,
+  float32, float16, bfloat16, int32, bool, float64, DTYPES, finfo,
+} from './dtype/dtype.js';
+export { resultType, promoteTypes, canCast } from './dtype/promotion.js';
+export {
+  float32ToFloat16Bits, float16BitsToNumber, float32ToBFloat16Bits, bfloat16BitsToNumber,
+  roundToFloat16, roundToBFloat16,
+} from './dtype/half.js';
+export {
+  TensorError, DeviceMismatchError, DTypeError, ShapeError, BackendUnavailableError, DeviceStringError, ValueError,
+  type DeviceMismatchDetails,
+} from './errors/errors.js';
+export * from './backend/contract.js';
+export {
+  registerBackend, listBackends, getBackend, isAvailable, availableDevices, loadedCoreCopies, type DeviceAvailability,
+} from './backend/registry.js';
+export { Tensor, type Scalar, type TensorOrScalar, type ToOptions } from './tensor/tensor.js';
+export type { NestedArray, DataArray } from './tensor/transfer.js';
+export { setCreationSiteTracking } from './tensor/site.js';
+export {
+  tensor, zeros, ones, full, empty, arange, linspace, rand, randn, randint,
+  zerosLike, onesLike, fullLike, emptyLike, randLike, randnLike, randintLike,
+  type FactoryOptions, type RandomOptions, type TensorData,
+} from './ops/creation.js';
+export { Generator, manualSeed, defaultGenerator } from './random/generator.js';
+export { cat, stack, pad } from './ops/join.js';
+export { where } from './ops/elementwise.js';
+export { setFusedKernelsEnabled, fusedKernelsEnabled } from './ops/softmax.js';
+export type { ValuesIndices } from './ops/reduce.js';
+export { memoryStats } from './tensor/memory.js';

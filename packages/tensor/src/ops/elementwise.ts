@@ -1,0 +1,172 @@
+// Elementwise ops: the same-device rule, PyTorch's type promotion, broadcasting, then one kernel.
+import type { BinaryOp, CompareOp, UnaryOp } from '../backend/contract.js';
+import { bool, float32, type DType } from '../dtype/dtype.js';
+import { resultType } from '../dtype/promotion.js';
+import type { Device } from '../device/device.js';
+import { DTypeError, ValueError } from '../errors/errors.js';
+import { iteratorDevice, type NamedArg } from '../dispatch/device-rule.js';
+import { allocate, backendOf, ref, requireCompute, requireStorage } from '../dispatch/run.js';
+import { Tensor, type TensorOrScalar } from '../tensor/tensor.js';
+import { broadcastShapes, broadcastStrides } from '../tensor/shape.js';
+import { BINARY_RULES, BOOL_EQUIVALENT, UNARY_RULES, type DTypeRule } from './catalogue.js';
+
+/** A tensor holding one value, on `device`, for scalars taking part in an op. */
+export function scalarTensor(value: number, dtype: DType, device: Device): Tensor {
+  const t = allocate([], dtype, device);
+  backendOf(device).kernels.fill(ref(t), value);
+  return t;
+}
+
+/** `x` in another dtype on the same device (the same tensor when nothing changes). */
+export function cast(x: Tensor, dtype: DType): Tensor {
+  if (x.dtype === dtype) return x;
+  const backend = backendOf(x.device);
+  requireStorage(backend, dtype, 'to');
+  const out = allocate(x.shape, dtype, x.device);
+  if (out.numel() > 0) backend.kernels.cast(ref(x), ref(out));
+  return out;
+}
+
+function computeDType(op: string, rule: DTypeRule, promoted: DType): DType {
+  switch (rule) {
+    case 'float': return promoted.isFloatingPoint ? promoted : float32;
+    case 'logical': return bool;
+    case 'same': return promoted;
+    case 'numeric':
+      if (promoted !== bool) return promoted;
+      if (op === 'sub') {
+        throw new DTypeError('Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logicalXor()` operator instead.', op, 'bool');
+      }
+      if (op === 'neg') {
+        throw new DTypeError('Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use `logicalNot()` instead.', op, 'bool');
+      }
+      throw new DTypeError(`${op}: not supported for bool tensors; convert first, e.g. .int() or .float()`, op, 'bool');
+    default: return rule satisfies never;
+  }
+}
+
+function tensorArgs(names: readonly string[], values: readonly TensorOrScalar[]): NamedArg[] {
+  const args: NamedArg[] = [];
+  values.forEach((v, i) => { if (v instanceof Tensor) args.push({ name: names[i]!, tensor: v }); });
+  return args;
+}
+
+function checkOperand(op: string, v: unknown, name: string): void {
+  if (v instanceof Tensor) { v._storage.assertLive(op); return; }
+  if (typeof v === 'boolean') return;
+  if (typeof v !== 'number') {
+    throw new TypeError(`${op}(): argument '${name}' must be a Tensor or a number, not ${v === null ? 'null' : typeof v}`);
+  }
+}
+
+/** Bring an operand to `device` and `dtype` as a view broadcast to `shape`. */
+function operand(v: TensorOrScalar, dtype: DType, device: Device, shape: readonly number[], cpuScalars: Set<Tensor>): Tensor {
+  let t: Tensor;
+  if (!(v instanceof Tensor)) t = scalarTensor(Number(v), dtype, device);
+  else if (cpuScalars.has(v)) t = scalarTensor(Number(v.dataSync()[0]), dtype, device); // SD-3: read as a scalar
+  else t = cast(v, dtype);
+  return Tensor._make(t._storage, shape, broadcastStrides(t.shape, t._strides, shape), t._offset);
+}
+
+/** Run one elementwise kernel over promoted, broadcast operands. */
+function elementwise(
+  op: string,
+  names: readonly string[],
+  values: readonly TensorOrScalar[],
+  pick: (promoted: DType) => { compute: DType; out: DType },
+  launch: (refs: ReturnType<typeof ref>[], out: ReturnType<typeof ref>, device: Device) => void,
+): Tensor {
+  values.forEach((v, i) => checkOperand(op, v, names[i]!));
+  const args = tensorArgs(names, values);
+  const { device, cpuScalars } = iteratorDevice(op, args);
+  const { compute, out: outDType } = pick(resultType(...values));
+  requireCompute(backendOf(device), compute, op);
+  const shape = broadcastShapes(args.map((a) => a.tensor.shape), op);
+  const out = allocate(shape, outDType, device);
+  if (out.numel() === 0) return out;
+  const refs = values.map((v) => ref(operand(v, compute, device, shape, cpuScalars)));
+  launch(refs, ref(out), device);
+  return out;
+}
+
+export function unary(op: UnaryOp, x: Tensor): Tensor {
+  return elementwise(op, ['self'], [x], (p) => {
+    const dt = computeDType(op, UNARY_RULES[op], p);
+    return { compute: dt, out: dt };
+  }, ([a], out, device) => backendOf(device).kernels.unary(op, a!, out));
+}
+
+export function binary(op: BinaryOp, a: TensorOrScalar, b: TensorOrScalar): Tensor {
+  return elementwise(op, ['self', 'other'], [a, b], (p) => {
+    const dt = computeDType(op, BINARY_RULES[op], p);
+    return { compute: dt, out: dt };
+  }, ([x, y], out, device) => {
+    const kernelOp = out.dtype === 'bool' ? (BOOL_EQUIVALENT[op] ?? op) : op;
+    backendOf(device).kernels.binary(kernelOp, x!, y!, out);
+  });
+}
+
+export function add(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
+  return binary('add', a, scaled(b, alpha));
+}
+
+export function sub(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
+  return binary('sub', a, scaled(b, alpha));
+}
+
+function scaled(b: TensorOrScalar, alpha: number | undefined): TensorOrScalar {
+  if (alpha === undefined || alpha === 1) return b;
+  if (typeof alpha !== 'number') throw new TypeError(`alpha must be a number, got ${typeof alpha}`);
+  return b instanceof Tensor ? binary('mul', b, alpha) : Number(b) * alpha;
+}
+
+export function compare(op: CompareOp, a: TensorOrScalar, b: TensorOrScalar): Tensor {
+  return elementwise(op, ['self', 'other'], [a, b], (p) => ({ compute: p, out: bool }),
+    ([x, y], out, device) => backendOf(device).kernels.compare(op, x!, y!, out));
+}
+
+/** `condition ? a : b` elementwise, with broadcasting and promotion of a and b. */
+export function where(condition: Tensor, a: TensorOrScalar, b: TensorOrScalar): Tensor {
+  if (!(condition instanceof Tensor)) throw new TypeError('where(): condition must be a bool Tensor');
+  if (condition.dtype !== bool) {
+    throw new DTypeError(`where expected condition to be a boolean tensor, but got a tensor with dtype ${condition.dtype.name}`, 'where', condition.dtype.name);
+  }
+  [a, b].forEach((v, i) => checkOperand('where', v, i === 0 ? 'input' : 'other'));
+  const args = tensorArgs(['condition', 'input', 'other'], [condition, a, b]);
+  const { device, cpuScalars } = iteratorDevice('where', args);
+  const dtype = resultType(a, b);
+  requireCompute(backendOf(device), dtype, 'where');
+  const shape = broadcastShapes(args.map((x) => x.tensor.shape), 'where');
+  const out = allocate(shape, dtype, device);
+  if (out.numel() === 0) return out;
+  backendOf(device).kernels.where(
+    ref(operand(condition, bool, device, shape, cpuScalars)),
+    ref(operand(a, dtype, device, shape, cpuScalars)),
+    ref(operand(b, dtype, device, shape, cpuScalars)),
+    ref(out),
+  );
+  return out;
+}
+
+export function clamp(x: Tensor, min?: number | Tensor | null, max?: number | Tensor | null): Tensor {
+  const noMin = min === undefined || min === null;
+  const noMax = max === undefined || max === null;
+  if (noMin && noMax) throw new ValueError("clamp: At least one of 'min' or 'max' must not be None");
+  for (const [name, v] of [['min', min], ['max', max]] as const) {
+    if (typeof v === 'number' && Number.isNaN(v)) throw new ValueError(`clamp: ${name} must not be NaN`);
+  }
+  let r: Tensor = x;
+  if (!noMin) r = binary('maximum', r, min);
+  if (!noMax) r = binary('minimum', r, max);
+  return r;
+}
+
+export function isinf(x: Tensor): Tensor {
+  if (!x.dtype.isFloatingPoint) return compare('ne', x, x); // integers are never inf: all false
+  return compare('eq', unary('abs', x), Infinity);
+}
+
+export function isfinite(x: Tensor): Tensor {
+  if (!x.dtype.isFloatingPoint) return compare('eq', x, x); // all true
+  return compare('eq', binary('sub', x, x), 0); // inf − inf and NaN − NaN are NaN
+}

@@ -1,0 +1,92 @@
+// cat, stack and pad, written as strided copies into views of one output (no extra primitives).
+import { ShapeError, ValueError } from '../errors/errors.js';
+import { schemaDevice } from '../dispatch/device-rule.js';
+import { allocate, backendOf, ref } from '../dispatch/run.js';
+import { resultType } from '../dtype/promotion.js';
+import { Tensor } from '../tensor/tensor.js';
+import { normalizeDim } from '../tensor/shape.js';
+import { cast } from './elementwise.js';
+import { slice, unsqueeze } from './views.js';
+
+function checkList(op: string, tensors: readonly Tensor[]): void {
+  if (!Array.isArray(tensors) || tensors.length === 0) throw new ValueError(`${op}(): expected a non-empty list of Tensors`);
+  tensors.forEach((t, i) => { if (!(t instanceof Tensor)) throw new TypeError(`${op}(): expected Tensor as element ${i} in argument 'tensors'`); });
+}
+
+export function cat(tensors: readonly Tensor[], dim = 0): Tensor {
+  checkList('cat', tensors);
+  const device = schemaDevice('cat', tensors.map((t, i) => ({ name: `tensors[${i}]`, tensor: t })));
+  // Legacy rule kept by PyTorch: 1-D empty tensors are skipped.
+  const parts = tensors.filter((t) => !(t.ndim === 1 && t.shape[0] === 0));
+  const dtype = resultType(...tensors);
+  if (parts.length === 0) return allocate([0], dtype, device);
+  const first = parts[0]!;
+  if (first.ndim === 0) throw new ShapeError('cat(): zero-dimensional tensor (at position 0) cannot be concatenated', 'cat');
+  const d = normalizeDim(dim, first.ndim, 'cat');
+  parts.forEach((t, i) => {
+    if (t.ndim !== first.ndim) throw new ShapeError(`cat(): Tensors must have same number of dimensions: got ${first.ndim} and ${t.ndim}`, 'cat');
+    t.shape.forEach((s, k) => {
+      if (k !== d && s !== first.shape[k]) {
+        throw new ShapeError(`cat(): Sizes of tensors must match except in dimension ${d}. Expected size ${first.shape[k]} but got size ${s} for tensor number ${i} in the list.`, 'cat');
+      }
+    });
+  });
+  const shape = first.shape.slice();
+  shape[d] = parts.reduce((n, t) => n + t.shape[d]!, 0);
+  const out = allocate(shape, dtype, device);
+  const kernels = backendOf(device).kernels;
+  let at = 0;
+  for (const t of parts) {
+    const size = t.shape[d]!;
+    if (t.numel() > 0) kernels.copy(ref(cast(t, dtype)), ref(slice(out, d, at, at + size)));
+    at += size;
+  }
+  return out;
+}
+
+export function stack(tensors: readonly Tensor[], dim = 0): Tensor {
+  checkList('stack', tensors);
+  const first = tensors[0]!;
+  tensors.forEach((t, i) => {
+    if (t.shape.length !== first.shape.length || t.shape.some((s, k) => s !== first.shape[k])) {
+      throw new ShapeError(`stack expects each tensor to be equal size, but got [${first.shape.join(', ')}] at entry 0 and [${t.shape.join(', ')}] at entry ${i}`, 'stack');
+    }
+  });
+  const d = normalizeDim(dim, first.ndim + 1, 'stack');
+  return cat(tensors.map((t) => unsqueeze(t, d)), d);
+}
+
+/**
+ * Constant padding like `F.pad(x, pad, 'constant', value)`: `pad` lists (before, after) pairs
+ * starting from the last dim; negative amounts crop.
+ */
+export function pad(x: Tensor, padding: readonly number[], value = 0): Tensor {
+  if (!(x instanceof Tensor)) throw new TypeError('pad(): input must be a Tensor');
+  if (!Array.isArray(padding) || padding.length % 2 !== 0 || padding.length / 2 > x.ndim) {
+    throw new ShapeError(`pad(): padding length must be even and at most 2 × ${x.ndim} (the input's dims), got ${padding?.length}`, 'pad');
+  }
+  if (padding.some((p) => !Number.isInteger(p))) throw new ShapeError(`pad(): padding must be integers, got [${padding.join(', ')}]`, 'pad');
+  if (typeof value !== 'number') throw new TypeError('pad(): value must be a number');
+  const shape = x.shape.slice();
+  let src = x;
+  const placed: Array<[number, number, number]> = []; // dim, start in out, length
+  for (let i = 0; i < padding.length / 2; i++) {
+    const d = x.ndim - 1 - i;
+    const before = padding[2 * i]!;
+    const after = padding[2 * i + 1]!;
+    const size = x.shape[d]! + before + after;
+    if (size < 0) throw new ShapeError(`pad(): resulting size of dimension ${d} would be ${size} (input ${x.shape[d]}, padding ${before}, ${after})`, 'pad');
+    shape[d] = size;
+    // Crop the source for negative padding, then place it after the positive padding.
+    src = slice(src, d, Math.max(-before, 0), x.shape[d]! - Math.max(-after, 0));
+    placed.push([d, Math.max(before, 0), src.shape[d]!]);
+  }
+  const out = allocate(shape, x.dtype, x.device);
+  if (out.numel() === 0) return out;
+  const kernels = backendOf(x.device).kernels;
+  kernels.fill(ref(out), value);
+  let region = out;
+  for (const [d, start, length] of placed) region = slice(region, d, start, start + length);
+  if (src.numel() > 0) kernels.copy(ref(src), ref(region));
+  return out;
+}

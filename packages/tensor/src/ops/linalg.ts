@@ -1,0 +1,90 @@
+// matmul family. Like PyTorch, these never promote dtypes (TP-5) and check devices in schema order (SD-5).
+import { bool, float64, int32 } from '../dtype/dtype.js';
+import { DTypeError, ShapeError } from '../errors/errors.js';
+import { schemaDevice } from '../dispatch/device-rule.js';
+import { allocate, backendOf, ref, requireCompute } from '../dispatch/run.js';
+import { Tensor } from '../tensor/tensor.js';
+import { broadcastShapes, broadcastStrides, numelOf, viewStrides } from '../tensor/shape.js';
+import { contiguousCopy, reshape, unsqueeze } from './views.js';
+
+function checkPair(op: string, a: Tensor, b: Tensor, names: [string, string]): void {
+  if (!(a instanceof Tensor) || !(b instanceof Tensor)) throw new TypeError(`${op}(): both arguments must be Tensors`);
+  schemaDevice(op, [{ name: names[0], tensor: a }, { name: names[1], tensor: b }]);
+  if (a.dtype !== b.dtype) {
+    throw new DTypeError(
+      `${op}: expected ${names[0]} and ${names[1]} to have the same dtype, but got: ${a.dtype.name} != ${b.dtype.name}` +
+        ` (matrix products never promote: convert one with .to(${a.dtype.name}))`,
+      op,
+      b.dtype.name,
+    );
+  }
+  if (a.dtype === bool) throw new DTypeError(`${op}: not implemented for bool tensors; convert with .float()`, op, 'bool');
+}
+
+function shapeText(t: Tensor): string {
+  return t.shape.join('x');
+}
+
+/** View `t` ([...batch, r, c] broadcast to `batch`) as [B, r, c], copying only when strides cannot merge. */
+function asBatched(t: Tensor, batch: readonly number[]): Tensor {
+  const [r, c] = t.shape.slice(-2) as [number, number];
+  const full = [...batch, r, c];
+  const strides = broadcastStrides(t.shape, t._strides, full);
+  const B = numelOf(batch);
+  const merged = viewStrides(batch, strides.slice(0, batch.length), [B]);
+  if (merged) return Tensor._make(t._storage, [B, r, c], [merged[0]!, strides[full.length - 2]!, strides[full.length - 1]!], t._offset);
+  return reshape(contiguousCopy(Tensor._make(t._storage, full, strides, t._offset)), [B, r, c]);
+}
+
+/** The batched product of a [..., M, K] and b [..., K, N]. */
+function batchedProduct(op: string, a: Tensor, b: Tensor): Tensor {
+  const [M, K] = a.shape.slice(-2) as [number, number];
+  const [K2, N] = b.shape.slice(-2) as [number, number];
+  if (K !== K2) {
+    throw new ShapeError(`${op}: mat1 and mat2 shapes cannot be multiplied (${shapeText(a)} and ${shapeText(b)})`, op);
+  }
+  const batch = broadcastShapes([a.shape.slice(0, -2), b.shape.slice(0, -2)], op);
+  const backend = backendOf(a.device);
+  requireCompute(backend, a.dtype, op);
+  const out = allocate([numelOf(batch), M, N], a.dtype, a.device);
+  if (out.numel() > 0) {
+    const acc = a.dtype === float64 ? 'float64' : a.dtype === int32 ? 'int32' : 'float32';
+    if (K === 0) backend.kernels.fill(ref(out), 0);
+    else backend.kernels.matmul(ref(asBatched(a, batch)), ref(asBatched(b, batch)), ref(out), acc);
+  }
+  return reshape(out, [...batch, M, N]);
+}
+
+/** PyTorch's matmul: dot, mv, mm, or broadcast batched mm, by rank. */
+export function matmul(a: Tensor, b: Tensor): Tensor {
+  checkPair('matmul', a, b, ['input', 'other']);
+  if (a.ndim === 0 || b.ndim === 0) {
+    throw new ShapeError(`matmul: both arguments to matmul need to be at least 1D, but they are ${a.ndim}D and ${b.ndim}D`, 'matmul');
+  }
+  const a2 = a.ndim === 1 ? unsqueeze(a, 0) : a;
+  const b2 = b.ndim === 1 ? unsqueeze(b, 1) : b;
+  if (a.ndim === 1 && b.ndim === 1 && a.shape[0] !== b.shape[0]) {
+    throw new ShapeError(`matmul: inconsistent tensor size, expected tensor [${a.shape[0]}] and src [${b.shape[0]}] to have the same number of elements`, 'matmul');
+  }
+  let out = batchedProduct('matmul', a2, b2);
+  if (a.ndim === 1) out = reshape(out, [...out.shape.slice(0, -2), out.shape[out.ndim - 1]!]);
+  if (b.ndim === 1) out = reshape(out, out.shape.slice(0, -1));
+  return out;
+}
+
+export function mm(a: Tensor, b: Tensor): Tensor {
+  checkPair('mm', a, b, ['self', 'mat2']);
+  if (a.ndim !== 2) throw new ShapeError(`mm: self must be a matrix (2-D), got ${a.ndim}-D`, 'mm');
+  if (b.ndim !== 2) throw new ShapeError(`mm: mat2 must be a matrix (2-D), got ${b.ndim}-D`, 'mm');
+  return batchedProduct('mm', a, b);
+}
+
+export function bmm(a: Tensor, b: Tensor): Tensor {
+  checkPair('bmm', a, b, ['self', 'mat2']);
+  if (a.ndim !== 3) throw new ShapeError(`bmm: batch1 must be a 3D tensor, got ${a.ndim}-D`, 'bmm');
+  if (b.ndim !== 3) throw new ShapeError(`bmm: batch2 must be a 3D tensor, got ${b.ndim}-D`, 'bmm');
+  if (a.shape[0] !== b.shape[0]) {
+    throw new ShapeError(`bmm: batch1 and batch2 must have same number of batches, got ${a.shape[0]} and ${b.shape[0]}`, 'bmm');
+  }
+  return batchedProduct('bmm', a, b);
+}

@@ -1,0 +1,135 @@
+// Reductions over dims with keepdim. Half types accumulate in f32 and round once (TP-6).
+import type { ArgReduceOp, ReduceOp } from '../backend/contract.js';
+import { float32, float64, int32, type DType, type DTypeName } from '../dtype/dtype.js';
+import { DTypeError, ShapeError } from '../errors/errors.js';
+import { iteratorDevice } from '../dispatch/device-rule.js';
+import { allocate, backendOf, ref, requireCompute } from '../dispatch/run.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { normalizeDim } from '../tensor/shape.js';
+import { binary, cast, scalarTensor } from './elementwise.js';
+import { reshape } from './views.js';
+
+export interface ValuesIndices {
+  readonly values: Tensor;
+  readonly indices: Tensor;
+}
+
+type Dims = number | readonly number[] | null | undefined;
+
+function axesOf(x: Tensor, dim: Dims, op: string): number[] {
+  if (dim === undefined || dim === null) return x.shape.map((_, i) => i);
+  const list = typeof dim === 'number' ? [dim] : dim;
+  const axes = list.map((d) => normalizeDim(d, x.ndim, op));
+  if (new Set(axes).size !== axes.length) throw new ShapeError(`${op}: dim ${axes.join(', ')} appears multiple times in the list of dims`, op);
+  return x.ndim === 0 ? [] : axes.sort((a, b) => a - b);
+}
+
+function accumulatorOf(dtype: DType): DTypeName {
+  if (dtype === float64) return 'float64';
+  return dtype.isFloatingPoint ? 'float32' : 'int32';
+}
+
+function reducedShape(x: Tensor, axes: readonly number[], keepdim: boolean): { kept: number[]; out: number[] } {
+  const kept = x.shape.map((s, i) => (axes.includes(i) ? 1 : s));
+  return { kept, out: keepdim ? kept : x.shape.filter((_, i) => !axes.includes(i)) };
+}
+
+/** Run the reduce primitive into `outDType`, accumulating in the input's accumulator dtype. */
+function reduceInto(op: ReduceOp, x: Tensor, axes: number[], keepdim: boolean, outDType: DType, name: string): Tensor {
+  const { device } = iteratorDevice(name, [{ name: 'self', tensor: x }]);
+  const backend = backendOf(device);
+  requireCompute(backend, x.dtype, name);
+  const { kept, out: outShape } = reducedShape(x, axes, keepdim);
+  const out = allocate(kept, outDType, device);
+  if (out.numel() > 0) backend.kernels.reduce(op, ref(x), axes, ref(out), accumulatorOf(x.dtype));
+  return keepdim ? out : reshape(out, outShape);
+}
+
+/** sum/prod of ints and bools give int32 (PyTorch: int64); floats keep their dtype unless `dtype` is given. */
+function sumLike(op: 'sum' | 'prod', x: Tensor, dim: Dims, keepdim: boolean, dtype: DType | undefined): Tensor {
+  const input = dtype ? cast(x, dtype) : x.dtype.isFloatingPoint ? x : cast(x, int32);
+  return reduceInto(op, input, axesOf(x, dim, op), keepdim, input.dtype, op);
+}
+
+export function sum(x: Tensor, dim: Dims, keepdim: boolean, dtype?: DType): Tensor {
+  return sumLike('sum', x, dim, keepdim, dtype);
+}
+
+export function prod(x: Tensor, dim: number | null | undefined, keepdim: boolean, dtype?: DType): Tensor {
+  return sumLike('prod', x, dim, keepdim, dtype);
+}
+
+export function mean(x: Tensor, dim: Dims, keepdim: boolean, dtype?: DType): Tensor {
+  const outDType = dtype ?? x.dtype;
+  if (!outDType.isFloatingPoint) {
+    throw new DTypeError(
+      `mean(): could not infer output dtype. Input dtype must be a floating point dtype. Got: ${x.dtype.name}; use x.float().mean()`,
+      'mean',
+      x.dtype.name,
+    );
+  }
+  const axes = axesOf(x, dim, 'mean');
+  const count = axes.reduce((n, a) => n * x.shape[a]!, 1);
+  // Sum in the accumulator dtype, divide there, round once into the output dtype.
+  const acc = outDType === float64 ? float64 : float32;
+  const total = reduceInto('sum', cast(x, outDType), axes, keepdim, acc, 'mean');
+  return cast(binary('div', total, scalarTensor(count, acc, total.device)), outDType);
+}
+
+function requireNonEmpty(x: Tensor, axes: readonly number[], op: string): void {
+  if (x.numel() > 0) return;
+  const emptyAxis = axes.find((a) => x.shape[a] === 0);
+  if (x.ndim === 0 || emptyAxis !== undefined || axes.length === x.ndim) {
+    throw new ShapeError(
+      `${op}(): Expected reduction dim to be specified for input.numel() == 0` +
+        (emptyAxis !== undefined ? ` (dim ${emptyAxis} has size 0).` : '. Specify the reduction dim with the \'dim\' argument.'),
+      op,
+    );
+  }
+}
+
+/** `max()`/`min()`: the extreme element, or `{ values, indices }` along a dim. NaN propagates. */
+export function extreme(op: 'max' | 'min', x: Tensor, dim: number | undefined, keepdim: boolean): Tensor | ValuesIndices {
+  if (dim === undefined) return amax(op, x, null, false);
+  return { values: amax(op, x, dim, keepdim), indices: argReduce(op === 'max' ? 'argmax' : 'argmin', x, dim, keepdim) };
+}
+
+export function amax(op: 'max' | 'min', x: Tensor, dim: Dims, keepdim: boolean): Tensor {
+  const axes = axesOf(x, dim, op);
+  requireNonEmpty(x, axes, op);
+  return reduceInto(op, x, axes, keepdim, x.dtype, op);
+}
+
+/** Index of the first max/min (int32; PyTorch: int64). Without a dim, over the flattened tensor. */
+export function argReduce(op: ArgReduceOp, x: Tensor, dim: number | null | undefined, keepdim: boolean): Tensor {
+  if (dim === undefined || dim === null) {
+    const flat = argReduce(op, reshape(x, [x.numel()]), 0, false);
+    return keepdim ? reshape(flat, x.shape.map(() => 1)) : flat;
+  }
+  const axis = normalizeDim(dim, x.ndim, op);
+  const source = x.ndim === 0 ? reshape(x, [1]) : x;
+  requireNonEmpty(source, [axis], op);
+  const { device } = iteratorDevice(op, [{ name: 'self', tensor: x }]);
+  const backend = backendOf(device);
+  requireCompute(backend, x.dtype, op);
+  const { kept, out: outShape } = reducedShape(source, [axis], keepdim);
+  const out = allocate(kept, int32, device);
+  if (out.numel() > 0) backend.kernels.argReduce(op, ref(source), axis, ref(out));
+  if (x.ndim === 0) return reshape(out, []);
+  return keepdim ? out : reshape(out, outShape);
+}
+
+/** Variance with Bessel-style `correction` (PyTorch's default 1), computed in f32 for half types. */
+export function variance(x: Tensor, dim: Dims, keepdim: boolean, correction: number): Tensor {
+  if (!x.dtype.isFloatingPoint) {
+    throw new DTypeError(`var(): input dtype should be a floating point dtype, got ${x.dtype.name}; use x.float()`, 'var', x.dtype.name);
+  }
+  if (typeof correction !== 'number' || !Number.isFinite(correction)) throw new ShapeError(`var(): correction must be a finite number, got ${correction}`, 'var');
+  const work = x.dtype === float64 ? x : cast(x, float32);
+  const axes = axesOf(x, dim, 'var');
+  const count = axes.reduce((n, a) => n * x.shape[a]!, 1);
+  const centered = binary('sub', work, mean(work, axes, true));
+  const squares = sum(binary('mul', centered, centered), axes, keepdim);
+  // N − correction ≤ 0 divides by ≤ 0, giving inf/NaN as in PyTorch (which also warns).
+  return cast(binary('div', squares, Math.max(count - correction, 0)), x.dtype);
+}

@@ -1,0 +1,51 @@
+// softmax and logSoftmax: a fused kernel when the backend has one, else the decomposition
+// exp(x − max) / Σ exp(x − max), computed in f32 for half types and rounded once.
+import type { FusedKernels } from '../backend/contract.js';
+import { float32, float64 } from '../dtype/dtype.js';
+import { DTypeError } from '../errors/errors.js';
+import { allocate, backendOf, ref, requireCompute } from '../dispatch/run.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { normalizeDim } from '../tensor/shape.js';
+import { binary, cast, unary } from './elementwise.js';
+import { amax, sum } from './reduce.js';
+
+let fusedEnabled = true;
+
+/** Use backends' fused kernels for composite ops (default) or always run the decompositions. */
+export function setFusedKernelsEnabled(on: boolean): void {
+  fusedEnabled = on;
+}
+
+export function fusedKernelsEnabled(): boolean {
+  return fusedEnabled;
+}
+
+function run(op: keyof FusedKernels<unknown>, x: Tensor, dim: number): Tensor {
+  if (!x.dtype.isFloatingPoint) {
+    throw new DTypeError(`${op}(): expected a floating point tensor, got ${x.dtype.name}; use x.float().${op}(${dim})`, op, x.dtype.name);
+  }
+  const d = normalizeDim(dim, x.ndim, op);
+  const backend = backendOf(x.device);
+  requireCompute(backend, x.dtype, op);
+  if (x.numel() === 0) return allocate(x.shape, x.dtype, x.device);
+  const fused = fusedEnabled ? backend.fused?.[op] : undefined;
+  if (fused) {
+    const out = allocate(x.shape, x.dtype, x.device);
+    fused.call(backend.fused, ref(x), x.ndim === 0 ? 0 : d, ref(out));
+    return out;
+  }
+  const work = x.dtype === float64 ? x : cast(x, float32);
+  const shifted = binary('sub', work, amax('max', work, x.ndim === 0 ? null : d, true));
+  const exps = unary('exp', shifted);
+  const total = sum(exps, x.ndim === 0 ? null : d, true);
+  const result = op === 'softmax' ? binary('div', exps, total) : binary('sub', shifted, unary('log', total));
+  return cast(result, x.dtype);
+}
+
+export function softmax(x: Tensor, dim: number): Tensor {
+  return run('softmax', x, dim);
+}
+
+export function logSoftmax(x: Tensor, dim: number): Tensor {
+  return run('logSoftmax', x, dim);
+}

@@ -1,0 +1,156 @@
+// View ops: new shape/strides/offset over the same storage; only contiguousCopy touches data.
+import { ShapeError } from '../errors/errors.js';
+import { allocate, backendOf, ref } from '../dispatch/run.js';
+import { Tensor } from '../tensor/tensor.js';
+import { broadcastStrides, checkShape, inferShape, normalizeDim, numelOf, viewStrides } from '../tensor/shape.js';
+
+function make(x: Tensor, shape: readonly number[], strides: readonly number[], offset: number): Tensor {
+  return Tensor._make(x._storage, shape, strides, offset);
+}
+
+export function alias(x: Tensor): Tensor {
+  return make(x, x.shape, x._strides, x._offset);
+}
+
+/** A contiguous copy of any view. */
+export function contiguousCopy(x: Tensor): Tensor {
+  const out = allocate(x.shape, x.dtype, x.device);
+  if (x.numel() > 0) backendOf(x.device).kernels.copy(ref(x), ref(out));
+  return out;
+}
+
+export function view(x: Tensor, shape: readonly number[]): Tensor {
+  const target = inferShape(checkSizes(shape, 'view'), x.numel(), 'view');
+  const strides = viewStrides(x.shape, x._strides, target);
+  if (!strides) {
+    throw new ShapeError(
+      'view size is not compatible with input tensor\'s size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.',
+      'view',
+    );
+  }
+  return make(x, target, strides, x._offset);
+}
+
+export function reshape(x: Tensor, shape: readonly number[]): Tensor {
+  const target = inferShape(checkSizes(shape, 'reshape'), x.numel(), 'reshape');
+  const strides = viewStrides(x.shape, x._strides, target);
+  if (strides) return make(x, target, strides, x._offset);
+  return view(contiguousCopy(x), target);
+}
+
+function checkSizes(shape: readonly number[], op: string): readonly number[] {
+  if (!Array.isArray(shape)) throw new ShapeError(`${op}: expected an array of sizes, got ${String(shape)}`, op);
+  return shape;
+}
+
+export function permute(x: Tensor, dims: readonly number[]): Tensor {
+  if (!Array.isArray(dims) || dims.length !== x.ndim) {
+    throw new ShapeError(`permute: number of dims don't match in permute (got ${dims?.length}, tensor has ${x.ndim})`, 'permute');
+  }
+  const norm = dims.map((d) => normalizeDim(d, x.ndim, 'permute'));
+  if (new Set(norm).size !== norm.length) throw new ShapeError(`permute: repeated dim in [${dims.join(', ')}]`, 'permute');
+  return make(x, norm.map((d) => x.shape[d]!), norm.map((d) => x._strides[d]!), x._offset);
+}
+
+export function transpose(x: Tensor, dim0: number, dim1: number): Tensor {
+  if (x.ndim === 0) return alias(x);
+  const a = normalizeDim(dim0, x.ndim, 'transpose');
+  const b = normalizeDim(dim1, x.ndim, 'transpose');
+  const order = x.shape.map((_, i) => i);
+  order[a] = b;
+  order[b] = a;
+  return permute(x, order);
+}
+
+export function t(x: Tensor): Tensor {
+  if (x.ndim > 2) throw new ShapeError(`t() expects a tensor with <= 2 dimensions, but self is ${x.ndim}D`, 't');
+  return x.ndim < 2 ? alias(x) : transpose(x, 0, 1);
+}
+
+export function expand(x: Tensor, shape: readonly number[]): Tensor {
+  const target = checkSizes(shape, 'expand').slice();
+  if (target.length < x.ndim) {
+    throw new ShapeError(
+      `expand: the number of sizes provided (${target.length}) must be greater or equal to the number of dimensions in the tensor (${x.ndim})`,
+      'expand',
+    );
+  }
+  const lead = target.length - x.ndim;
+  for (let i = 0; i < target.length; i++) {
+    const own = i >= lead ? x.shape[i - lead]! : 1;
+    if (target[i] === -1) {
+      if (i < lead) throw new ShapeError('expand: -1 is not allowed in a leading, non-existing dimension', 'expand');
+      target[i] = own;
+    }
+    if (own !== 1 && own !== target[i]) {
+      throw new ShapeError(
+        `expand: the expanded size of the tensor (${target[i]}) must match the existing size (${own}) at non-singleton dimension ${i}. Target sizes: [${shape.join(', ')}]. Tensor sizes: [${x.shape.join(', ')}]`,
+        'expand',
+      );
+    }
+  }
+  checkShape(target, 'expand');
+  return make(x, target, broadcastStrides(x.shape, x._strides, target), x._offset);
+}
+
+/** Python-style `x[start:end:step]` along one dim; bounds are clamped like Python slices. */
+export function slice(x: Tensor, dim: number, start = 0, end?: number, step = 1): Tensor {
+  const d = normalizeDim(dim, x.ndim, 'slice');
+  if (!Number.isInteger(step) || step <= 0) throw new ShapeError(`slice: step must be a positive integer, got ${step}`, 'slice');
+  const size = x.shape[d]!;
+  const clampIdx = (i: number) => Math.min(Math.max(i < 0 ? i + size : i, 0), size);
+  const s = clampIdx(start);
+  const e = Math.max(clampIdx(end ?? size), s);
+  const shape = x.shape.slice();
+  shape[d] = Math.ceil((e - s) / step);
+  const strides = x._strides.slice();
+  strides[d] = x._strides[d]! * step;
+  return make(x, shape, strides, x._offset + s * x._strides[d]!);
+}
+
+export function narrow(x: Tensor, dim: number, start: number, length: number): Tensor {
+  const d = normalizeDim(dim, x.ndim, 'narrow');
+  const size = x.shape[d]!;
+  const s = start < 0 ? start + size : start;
+  if (!Number.isInteger(s) || !Number.isInteger(length) || s < 0 || length < 0 || s + length > size) {
+    throw new ShapeError(`narrow: start (${start}) + length (${length}) exceeds dimension size (${size}).`, 'narrow');
+  }
+  return slice(x, d, s, s + length);
+}
+
+export function select(x: Tensor, dim: number, index: number): Tensor {
+  const d = normalizeDim(dim, x.ndim, 'select');
+  const size = x.shape[d]!;
+  if (!Number.isInteger(index) || index < -size || index >= size) {
+    throw new ShapeError(`select: index ${index} out of range for tensor of size [${x.shape.join(', ')}] at dimension ${d}`, 'select');
+  }
+  const i = index < 0 ? index + size : index;
+  const shape = x.shape.filter((_, k) => k !== d);
+  const strides = x._strides.filter((_, k) => k !== d);
+  return make(x, shape, strides, x._offset + i * x._strides[d]!);
+}
+
+export function squeeze(x: Tensor, dim?: number | readonly number[]): Tensor {
+  const dims = dim === undefined ? null : new Set((typeof dim === 'number' ? [dim] : dim).map((d) => normalizeDim(d, x.ndim, 'squeeze')));
+  const keep = x.shape.map((s, i) => !(s === 1 && (dims === null || dims.has(i))));
+  return make(x, x.shape.filter((_, i) => keep[i]), x._strides.filter((_, i) => keep[i]), x._offset);
+}
+
+export function unsqueeze(x: Tensor, dim: number): Tensor {
+  const d = normalizeDim(dim, x.ndim + 1, 'unsqueeze');
+  const shape = x.shape.slice();
+  const strides = x._strides.slice();
+  const inner = d < x.ndim ? x._strides[d]! * x.shape[d]! : 1;
+  shape.splice(d, 0, 1);
+  strides.splice(d, 0, inner);
+  return make(x, shape, strides, x._offset);
+}
+
+export function flatten(x: Tensor, startDim = 0, endDim = -1): Tensor {
+  if (x.ndim === 0) return reshape(x, [1]);
+  const s = normalizeDim(startDim, x.ndim, 'flatten');
+  const e = normalizeDim(endDim, x.ndim, 'flatten');
+  if (s > e) throw new ShapeError('flatten() has invalid args: start_dim cannot come after end_dim', 'flatten');
+  const shape = [...x.shape.slice(0, s), numelOf(x.shape.slice(s, e + 1)), ...x.shape.slice(e + 1)];
+  return reshape(x, shape);
+}

@@ -1,0 +1,224 @@
+import type { DType } from '../dtype/dtype.js';
+import { bfloat16, bool, float16, float32, float64, int32 } from '../dtype/dtype.js';
+import type { Device, DeviceLike } from '../device/device.js';
+import { captureSite, type CreationSite } from './site.js';
+import { isContiguous, normalizeDim, numelOf } from './shape.js';
+import type { Storage } from './storage.js';
+import * as views from '../ops/views.js';
+import * as ew from '../ops/elementwise.js';
+import * as red from '../ops/reduce.js';
+import * as linalg from '../ops/linalg.js';
+import * as idx from '../ops/indexing.js';
+import * as sm from '../ops/softmax.js';
+import * as xfer from './transfer.js';
+
+export type Scalar = number | boolean;
+export type TensorOrScalar = Tensor | Scalar;
+
+export interface ToOptions {
+  readonly device?: DeviceLike;
+  readonly dtype?: DType;
+  /** Host↔device copies may return before the data arrive (XFER-2/3); results are the same. */
+  readonly nonBlocking?: boolean;
+  /** Always return a new tensor, even when nothing changes (DEV-7). */
+  readonly copy?: boolean;
+}
+
+/**
+ * An n-dimensional array on a device: a strided view (shape, strides, offset) of a storage.
+ * Ops return new tensors at once; GPU backends queue the work, and only `await t.item()` /
+ * `await t.toArray()` wait for it.
+ */
+export class Tensor {
+  /** @internal */ readonly _storage: Storage;
+  /** @internal Strides in elements. */ readonly _strides: readonly number[];
+  /** @internal Offset into the storage, in elements. */ readonly _offset: number;
+  /** @internal Where the tensor was created, for device-mismatch errors. */ readonly _site: CreationSite;
+  private _disposed = false;
+
+  readonly shape: readonly number[];
+  requiresGrad = false;
+  grad: Tensor | null = null;
+
+  private constructor(storage: Storage, shape: readonly number[], strides: readonly number[], offset: number) {
+    this._storage = storage;
+    this.shape = Object.freeze(shape.slice());
+    this._strides = Object.freeze(strides.slice());
+    this._offset = offset;
+    this._site = captureSite();
+    storage.retain();
+  }
+
+  /** @internal Core's only way to make a tensor. */
+  static _make(storage: Storage, shape: readonly number[], strides: readonly number[], offset: number): Tensor {
+    return new Tensor(storage, shape, strides, offset);
+  }
+
+  get dtype(): DType { return this._storage.dtype; }
+  get device(): Device { return this._storage.device; }
+  get ndim(): number { return this.shape.length; }
+  dim(): number { return this.shape.length; }
+  numel(): number { return numelOf(this.shape); }
+  /** The size of one dim, or the whole shape. */
+  size(): readonly number[];
+  size(dim: number): number;
+  size(dim?: number): number | readonly number[] {
+    return dim === undefined ? this.shape : this.shape[normalizeDim(dim, this.ndim, 'size')]!;
+  }
+  stride(): readonly number[];
+  stride(dim: number): number;
+  stride(dim?: number): number | readonly number[] {
+    return dim === undefined ? this._strides : this._strides[normalizeDim(dim, this.ndim, 'stride')]!;
+  }
+  storageOffset(): number { return this._offset; }
+  isContiguous(): boolean { return isContiguous(this.shape, this._strides); }
+  get isDisposed(): boolean { return this._disposed; }
+
+  toString(): string {
+    return `Tensor(shape=[${this.shape.join(', ')}], dtype=${this.dtype.name}, device=${this.device})`;
+  }
+
+  /** Release this tensor's hold on its memory now, instead of waiting for the garbage collector. */
+  dispose(): void {
+    if (this._disposed) return;
+    this._disposed = true;
+    this._storage.release();
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  // ---- moving and converting (DEV-7, XFER-*, PIN-*) ----
+  to(target: DeviceLike | DType | Tensor | ToOptions, options?: Omit<ToOptions, 'device'>): Tensor {
+    return xfer.to(this, target, options);
+  }
+  /** Async form of `.to()`, needed to bring a tensor from a device without synchronous reads. */
+  toAsync(target: DeviceLike | DType | Tensor | ToOptions, options?: Omit<ToOptions, 'device'>): Promise<Tensor> {
+    return xfer.toAsync(this, target, options);
+  }
+  cpu(): Tensor { return this.to('cpu'); }
+  float(): Tensor { return this.to(float32); }
+  half(): Tensor { return this.to(float16); }
+  bfloat16(): Tensor { return this.to(bfloat16); }
+  double(): Tensor { return this.to(float64); }
+  int(): Tensor { return this.to(int32); }
+  bool(): Tensor { return this.to(bool); }
+  type(dtype: DType): Tensor { return this.to(dtype); }
+  pinMemory(): Tensor { return xfer.pinMemory(this); }
+  isPinned(): boolean { return this._storage.pinned; }
+  clone(): Tensor { return views.contiguousCopy(this); }
+  /** A tensor over the same memory, cut from autograd. */
+  detach(): Tensor { return views.alias(this); }
+  item(): Promise<number> { return xfer.item(this); }
+  toArray(): Promise<xfer.NestedArray> { return xfer.toArray(this); }
+  /** Values as a flat typed array (half types decoded to Float32Array). */
+  data(): Promise<xfer.DataArray> { return xfer.data(this); }
+  /** Synchronous `data()`, for CPU tensors only. */
+  dataSync(): xfer.DataArray { return xfer.dataSync(this); }
+  /** Overwrite this tensor's values with `src` (any device, broadcast, cast as needed): SD-8. */
+  copy_(src: Tensor): this { xfer.copyInto(this, src); return this; }
+
+  // ---- views ----
+  reshape(shape: readonly number[]): Tensor { return views.reshape(this, shape); }
+  view(shape: readonly number[]): Tensor { return views.view(this, shape); }
+  permute(dims: readonly number[]): Tensor { return views.permute(this, dims); }
+  transpose(dim0: number, dim1: number): Tensor { return views.transpose(this, dim0, dim1); }
+  /** Transpose of a ≤2-D tensor. */
+  t(): Tensor { return views.t(this); }
+  get T(): Tensor { return views.permute(this, this.shape.map((_, i) => this.ndim - 1 - i)); }
+  expand(shape: readonly number[]): Tensor { return views.expand(this, shape); }
+  expandAs(other: Tensor): Tensor { return views.expand(this, other.shape); }
+  slice(dim: number, start?: number, end?: number, step?: number): Tensor { return views.slice(this, dim, start, end, step); }
+  narrow(dim: number, start: number, length: number): Tensor { return views.narrow(this, dim, start, length); }
+  select(dim: number, index: number): Tensor { return views.select(this, dim, index); }
+  squeeze(dim?: number | readonly number[]): Tensor { return views.squeeze(this, dim); }
+  unsqueeze(dim: number): Tensor { return views.unsqueeze(this, dim); }
+  flatten(startDim = 0, endDim = -1): Tensor { return views.flatten(this, startDim, endDim); }
+  contiguous(): Tensor { return this.isContiguous() ? this : views.contiguousCopy(this); }
+
+  // ---- elementwise ----
+  add(other: TensorOrScalar, alpha?: number): Tensor { return ew.add(this, other, alpha); }
+  sub(other: TensorOrScalar, alpha?: number): Tensor { return ew.sub(this, other, alpha); }
+  mul(other: TensorOrScalar): Tensor { return ew.binary('mul', this, other); }
+  div(other: TensorOrScalar): Tensor { return ew.binary('div', this, other); }
+  pow(exponent: TensorOrScalar): Tensor { return ew.binary('pow', this, exponent); }
+  maximum(other: TensorOrScalar): Tensor { return ew.binary('maximum', this, other); }
+  minimum(other: TensorOrScalar): Tensor { return ew.binary('minimum', this, other); }
+  remainder(other: TensorOrScalar): Tensor { return ew.binary('remainder', this, other); }
+  atan2(other: TensorOrScalar): Tensor { return ew.binary('atan2', this, other); }
+  logicalAnd(other: TensorOrScalar): Tensor { return ew.binary('logicalAnd', this, other); }
+  logicalOr(other: TensorOrScalar): Tensor { return ew.binary('logicalOr', this, other); }
+  neg(): Tensor { return ew.unary('neg', this); }
+  abs(): Tensor { return ew.unary('abs', this); }
+  sign(): Tensor { return ew.unary('sign', this); }
+  exp(): Tensor { return ew.unary('exp', this); }
+  expm1(): Tensor { return ew.unary('expm1', this); }
+  log(): Tensor { return ew.unary('log', this); }
+  log1p(): Tensor { return ew.unary('log1p', this); }
+  sqrt(): Tensor { return ew.unary('sqrt', this); }
+  rsqrt(): Tensor { return ew.unary('rsqrt', this); }
+  reciprocal(): Tensor { return ew.unary('reciprocal', this); }
+  sin(): Tensor { return ew.unary('sin', this); }
+  cos(): Tensor { return ew.unary('cos', this); }
+  tan(): Tensor { return ew.unary('tan', this); }
+  tanh(): Tensor { return ew.unary('tanh', this); }
+  sigmoid(): Tensor { return ew.unary('sigmoid', this); }
+  erf(): Tensor { return ew.unary('erf', this); }
+  relu(): Tensor { return ew.unary('relu', this); }
+  floor(): Tensor { return ew.unary('floor', this); }
+  ceil(): Tensor { return ew.unary('ceil', this); }
+  round(): Tensor { return ew.unary('round', this); }
+  trunc(): Tensor { return ew.unary('trunc', this); }
+  logicalNot(): Tensor { return ew.unary('logicalNot', this); }
+  square(): Tensor { return ew.binary('mul', this, this); }
+  eq(other: TensorOrScalar): Tensor { return ew.compare('eq', this, other); }
+  ne(other: TensorOrScalar): Tensor { return ew.compare('ne', this, other); }
+  lt(other: TensorOrScalar): Tensor { return ew.compare('lt', this, other); }
+  le(other: TensorOrScalar): Tensor { return ew.compare('le', this, other); }
+  gt(other: TensorOrScalar): Tensor { return ew.compare('gt', this, other); }
+  ge(other: TensorOrScalar): Tensor { return ew.compare('ge', this, other); }
+  isnan(): Tensor { return ew.compare('ne', this, this); }
+  isinf(): Tensor { return ew.isinf(this); }
+  isfinite(): Tensor { return ew.isfinite(this); }
+  clamp(min?: number | Tensor | null, max?: number | Tensor | null): Tensor { return ew.clamp(this, min, max); }
+  /** `cond ? this : other`, PyTorch's `Tensor.where(condition, other)`. */
+  where(condition: Tensor, other: TensorOrScalar): Tensor { return ew.where(condition, this, other); }
+
+  // ---- in place (TP-4: the result must be castable to this dtype) ----
+  add_(other: TensorOrScalar, alpha?: number): this { xfer.assign(this, ew.add(this, other, alpha), 'add_'); return this; }
+  sub_(other: TensorOrScalar, alpha?: number): this { xfer.assign(this, ew.sub(this, other, alpha), 'sub_'); return this; }
+  mul_(other: TensorOrScalar): this { xfer.assign(this, ew.binary('mul', this, other), 'mul_'); return this; }
+  div_(other: TensorOrScalar): this { xfer.assign(this, ew.binary('div', this, other), 'div_'); return this; }
+  clamp_(min?: number | Tensor | null, max?: number | Tensor | null): this { xfer.assign(this, ew.clamp(this, min, max), 'clamp_'); return this; }
+  fill_(value: number): this { xfer.fill(this, value); return this; }
+  zero_(): this { xfer.fill(this, 0); return this; }
+
+  // ---- reductions ----
+  sum(dim?: number | readonly number[] | null, keepdim = false, options?: { dtype?: DType }): Tensor { return red.sum(this, dim, keepdim, options?.dtype); }
+  mean(dim?: number | readonly number[] | null, keepdim = false, options?: { dtype?: DType }): Tensor { return red.mean(this, dim, keepdim, options?.dtype); }
+  prod(dim?: number | null, keepdim = false, options?: { dtype?: DType }): Tensor { return red.prod(this, dim, keepdim, options?.dtype); }
+  /** Without a dim: the max element. With a dim: `{ values, indices }` like PyTorch. */
+  max(): Tensor;
+  max(dim: number, keepdim?: boolean): red.ValuesIndices;
+  max(dim?: number, keepdim = false): Tensor | red.ValuesIndices { return red.extreme('max', this, dim, keepdim); }
+  min(): Tensor;
+  min(dim: number, keepdim?: boolean): red.ValuesIndices;
+  min(dim?: number, keepdim = false): Tensor | red.ValuesIndices { return red.extreme('min', this, dim, keepdim); }
+  amax(dim?: number | readonly number[] | null, keepdim = false): Tensor { return red.amax('max', this, dim, keepdim); }
+  amin(dim?: number | readonly number[] | null, keepdim = false): Tensor { return red.amax('min', this, dim, keepdim); }
+  argmax(dim?: number | null, keepdim = false): Tensor { return red.argReduce('argmax', this, dim, keepdim); }
+  argmin(dim?: number | null, keepdim = false): Tensor { return red.argReduce('argmin', this, dim, keepdim); }
+  var(dim?: number | readonly number[] | null, keepdim = false, options?: { correction?: number }): Tensor { return red.variance(this, dim, keepdim, options?.correction ?? 1); }
+  std(dim?: number | readonly number[] | null, keepdim = false, options?: { correction?: number }): Tensor { return red.variance(this, dim, keepdim, options?.correction ?? 1).sqrt(); }
+
+  // ---- linear algebra, indexing, composites ----
+  matmul(other: Tensor): Tensor { return linalg.matmul(this, other); }
+  mm(mat2: Tensor): Tensor { return linalg.mm(this, mat2); }
+  bmm(mat2: Tensor): Tensor { return linalg.bmm(this, mat2); }
+  gather(dim: number, index: Tensor): Tensor { return idx.gather(this, dim, index); }
+  scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor { return idx.scatterAdd(this, dim, index, src); }
+  indexSelect(dim: number, index: Tensor): Tensor { return idx.indexSelect(this, dim, index); }
+  softmax(dim: number): Tensor { return sm.softmax(this, dim); }
+  logSoftmax(dim: number): Tensor { return sm.logSoftmax(this, dim); }
+}

@@ -1,0 +1,207 @@
+// Moving tensors between devices and dtypes (DEV-7, XFER-*, PIN-*), and reading values out.
+import { getBackend, listBackends, isAvailable } from '../backend/registry.js';
+import type { HostArray } from '../dtype/dtype.js';
+import { bfloat16, bool, float16, type DType } from '../dtype/dtype.js';
+import { canCast } from '../dtype/promotion.js';
+import { bfloat16BitsToNumber, float16BitsToNumber } from '../dtype/half.js';
+import { cpu, Device, device as parseDevice, type DeviceLike } from '../device/device.js';
+import { BackendUnavailableError, DTypeError, TensorError } from '../errors/errors.js';
+import { allocate, backendOf, ref, requireStorage } from '../dispatch/run.js';
+import { iteratorDevice } from '../dispatch/device-rule.js';
+import { Tensor, type ToOptions } from './tensor.js';
+import { broadcastShapes, broadcastStrides } from './shape.js';
+import { cast } from '../ops/elementwise.js';
+import { contiguousCopy } from '../ops/views.js';
+
+export type NestedArray = number | NestedArray[];
+export type DataArray = Float32Array | Float64Array | Int32Array | Uint8Array;
+
+/** A device as tensors carry it: non-CPU devices always have an index (DEV-3). */
+export function resolveDevice(d: DeviceLike): Device {
+  const dev = parseDevice(d);
+  if (dev.type === 'cpu') return cpu;
+  const backend = getBackend(dev.type);
+  const index = dev.index ?? 0;
+  if (index >= backend.deviceCount) {
+    throw new BackendUnavailableError(
+      `${dev}: invalid device index ${index}; the ${dev.type} backend has ${backend.deviceCount} device(s)`,
+      dev.type,
+      'no such device',
+    );
+  }
+  return dev.index === null ? Device.of(dev.type, index) : dev;
+}
+
+function isDType(x: unknown): x is DType {
+  return typeof x === 'object' && x !== null && 'itemsize' in x && 'category' in x;
+}
+
+function parseTarget(x: Tensor, target: DeviceLike | DType | Tensor | ToOptions, options?: Omit<ToOptions, 'device'>): Required<Omit<ToOptions, 'device' | 'dtype'>> & { device: Device; dtype: DType } {
+  let dev: DeviceLike | undefined;
+  let dtype: DType | undefined;
+  if (target instanceof Tensor) { dev = target.device; dtype = target.dtype; }
+  else if (isDType(target)) dtype = target;
+  else if (typeof target === 'string' || target instanceof Device) dev = target;
+  else if (typeof target === 'object' && target !== null) { dev = target.device; dtype = target.dtype; options = { ...target, ...options }; }
+  else throw new TypeError(`to(): expected a device, a dtype, a Tensor or { device, dtype }, got ${String(target)}`);
+  return {
+    device: dev === undefined ? x.device : resolveDevice(dev),
+    dtype: options?.dtype ?? dtype ?? x.dtype,
+    nonBlocking: options?.nonBlocking ?? false,
+    copy: options?.copy ?? false,
+  };
+}
+
+/** Host data of a contiguous CPU tensor, or null when the source device cannot read synchronously. */
+function hostContiguous(x: Tensor): HostArray | null {
+  const backend = backendOf(x.device);
+  if (!backend.readSync) return null;
+  const c = x.isContiguous() && x._offset === 0 && x.numel() === x._storage.numel ? x : contiguousCopy(x);
+  return backend.readSync(c._storage.handle);
+}
+
+async function hostContiguousAsync(x: Tensor): Promise<HostArray> {
+  const c = x.isContiguous() && x._offset === 0 && x.numel() === x._storage.numel ? x : contiguousCopy(x);
+  return backendOf(x.device).read(c._storage.handle);
+}
+
+function upload(host: HostArray, like: Tensor, device: Device, pinned: boolean): Tensor {
+  const out = allocate(like.shape, like.dtype, device, pinned);
+  if (host.length > 0) backendOf(device).write(out._storage.handle, host, 0);
+  return out;
+}
+
+function moved(x: Tensor, device: Device, dtype: DType, pinned: boolean, host: HostArray): Tensor {
+  // Cast on whichever side the dtype is supported: before leaving the CPU, or after arriving.
+  return cast(upload(host, x, device, pinned), dtype);
+}
+
+/** `.to()`: the same object when nothing changes (DEV-7), otherwise a new tensor. */
+export function to(x: Tensor, target: DeviceLike | DType | Tensor | ToOptions, options?: Omit<ToOptions, 'device'>): Tensor {
+  x._storage.assertLive('to');
+  const t = parseTarget(x, target, options);
+  const sameDevice = t.device.equals(x.device);
+  if (sameDevice && t.dtype === x.dtype) return t.copy ? contiguousCopy(x) : x;
+  if (sameDevice) return cast(x, t.dtype);
+  requireStorage(backendOf(t.device), t.dtype, 'to');
+  const host = hostContiguous(x);
+  if (!host) {
+    throw new TensorError(
+      `to(${t.device}): reading a ${x.device} tensor needs an async read; use \`await t.toAsync('${t.device}')\` or \`await t.toArray()\``,
+    );
+  }
+  // XFER-3: a non-blocking device→host copy lands in pinned memory.
+  return moved(x, t.device, t.dtype, t.nonBlocking && t.device.type === 'cpu' && x.device.type !== 'cpu', host);
+}
+
+export async function toAsync(x: Tensor, target: DeviceLike | DType | Tensor | ToOptions, options?: Omit<ToOptions, 'device'>): Promise<Tensor> {
+  x._storage.assertLive('toAsync');
+  const t = parseTarget(x, target, options);
+  if (t.device.equals(x.device) || backendOf(x.device).readSync) return to(x, target, options);
+  requireStorage(backendOf(t.device), t.dtype, 'to');
+  const host = await hostContiguousAsync(x);
+  return moved(x, t.device, t.dtype, t.nonBlocking && t.device.type === 'cpu', host);
+}
+
+/** PIN-1: a pinned copy of a CPU tensor (itself when already pinned). */
+export function pinMemory(x: Tensor): Tensor {
+  if (x.device.type !== 'cpu') {
+    throw new TensorError(`cannot pin '${x.toString()}' only dense CPU tensors can be pinned`);
+  }
+  if (x.isPinned()) return x;
+  const accelerator = listBackends().find((n) => n !== 'cpu' && isAvailable(n) && getBackend(n).capabilities.pinnedMemory);
+  if (!accelerator) {
+    throw new BackendUnavailableError(
+      'pinMemory(): no accelerator backend with pinned-memory support is available; pinned memory only speeds up copies to a GPU, so leave it off on CPU-only machines',
+      'cpu',
+      'no accelerator',
+    );
+  }
+  const out = allocate(x.shape, x.dtype, cpu, true);
+  if (x.numel() > 0) backendOf(cpu).kernels.copy(ref(x), ref(out));
+  return out;
+}
+
+function decode(host: HostArray, dtype: DType): DataArray {
+  if (dtype === float16 || dtype === bfloat16) {
+    const f = dtype === float16 ? float16BitsToNumber : bfloat16BitsToNumber;
+    const out = new Float32Array(host.length);
+    for (let i = 0; i < host.length; i++) out[i] = f(host[i]!);
+    return out;
+  }
+  return host as DataArray;
+}
+
+function nest(flat: DataArray, shape: readonly number[]): NestedArray {
+  if (shape.length === 0) return flat[0]!;
+  let pos = 0;
+  const build = (d: number): NestedArray[] => {
+    const n = shape[d]!;
+    const out: NestedArray[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = d === shape.length - 1 ? flat[pos++]! : build(d + 1);
+    return out;
+  };
+  return build(0);
+}
+
+export function dataSync(x: Tensor): DataArray {
+  x._storage.assertLive('dataSync');
+  const backend = backendOf(x.device);
+  if (x.device.type !== 'cpu' || !backend.readSync) {
+    throw new TensorError(`dataSync() reads CPU tensors only, and this one is on ${x.device}: use \`await t.data()\` or \`await t.toArray()\``);
+  }
+  return decode(hostContiguous(x)!, x.dtype).slice(0, x.numel()) as DataArray;
+}
+
+export async function data(x: Tensor): Promise<DataArray> {
+  x._storage.assertLive('data');
+  return decode(await hostContiguousAsync(x), x.dtype).slice(0, x.numel()) as DataArray;
+}
+
+export async function toArray(x: Tensor): Promise<NestedArray> {
+  return nest(await data(x), x.shape);
+}
+
+export async function item(x: Tensor): Promise<number> {
+  if (x.numel() !== 1) {
+    throw new TensorError(`a Tensor with ${x.numel()} elements cannot be converted to Scalar; use toArray() or index it first`);
+  }
+  return (await data(x))[0]!;
+}
+
+/** Write `value` (any device, broadcast to dst, cast under TP-4 rules) into `dst` in place. */
+function writeInto(dst: Tensor, value: Tensor, op: string): void {
+  dst._storage.assertLive(op);
+  const shape = broadcastShapes([dst.shape, value.shape], op);
+  if (shape.length !== dst.ndim || shape.some((s, i) => s !== dst.shape[i])) {
+    throw new TensorError(`${op}: output with shape [${dst.shape.join(', ')}] doesn't match the broadcast shape [${shape.join(', ')}]`);
+  }
+  const local = value.device.equals(dst.device) ? value : to(value, dst.device);
+  const src = cast(local, dst.dtype);
+  if (dst.numel() === 0) return;
+  const view = Tensor._make(src._storage, dst.shape, broadcastStrides(src.shape, src._strides, dst.shape), src._offset);
+  backendOf(dst.device).kernels.copy(ref(view), ref(dst));
+}
+
+/** `dst.copy_(src)`: any source device (SD-8). */
+export function copyInto(dst: Tensor, src: Tensor): void {
+  if (!(src instanceof Tensor)) throw new TypeError('copy_(): src must be a Tensor');
+  writeInto(dst, src, 'copy_');
+}
+
+/** Store an in-place op's result into its target: TP-4's canCast rule, SD-4's device rule. */
+export function assign(dst: Tensor, result: Tensor, op: string): void {
+  iteratorDevice(op, [{ name: 'self', tensor: dst, isOutput: true }, { name: 'result', tensor: result }]);
+  if (!canCast(result.dtype, dst.dtype)) {
+    throw new DTypeError(`${op}: result type ${result.dtype.name} can't be cast to the desired output type ${dst.dtype.name}`, op, result.dtype.name);
+  }
+  writeInto(dst, result, op);
+}
+
+export function fill(dst: Tensor, value: number): void {
+  dst._storage.assertLive('fill_');
+  if (typeof value !== 'number' && typeof value !== 'boolean') throw new TypeError('fill_(): value must be a number');
+  if (dst.dtype === bool) value = value ? 1 : 0;
+  if (dst.numel() > 0) backendOf(dst.device).kernels.fill(ref(dst), Number(value));
+}
+
