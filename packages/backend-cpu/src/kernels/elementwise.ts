@@ -56,7 +56,10 @@ const INT_UNARY: Readonly<Partial<Record<UnaryOp, Fn1>>> = {
   logicalNot,
 };
 
-const BOOL_UNARY: Readonly<Partial<Record<UnaryOp, Fn1>>> = { logicalNot };
+// Core sends the 'same'-dtype rounding ops on bool too; they change nothing.
+const BOOL_UNARY: Readonly<Partial<Record<UnaryOp, Fn1>>> = {
+  floor: identity, ceil: identity, round: identity, trunc: identity, logicalNot,
+};
 
 const FLOAT_BINARY: Readonly<Record<BinaryOp, Fn2>> = {
   add: (a, b) => a + b,

@@ -21,6 +21,7 @@ function softmaxLike(what: string, x: Ref, dim: number, out: Ref, log: boolean):
   const length = rank === 0 ? 1 : x.shape[d];
   const values = readValues(permuteRef(x, perm));
   const result = x.dtype === 'float64' ? new Float64Array(total) : new Float32Array(total);
+  const exps = new Float64Array(length);
   for (let start = 0; start < total; start += length) {
     const end = start + length;
     let max = -Infinity;
@@ -29,12 +30,16 @@ function softmaxLike(what: string, x: Ref, dim: number, out: Ref, log: boolean):
       if (v > max || v !== v) max = v; // once NaN, `v > max` is never true again
     }
     let sum = 0;
-    for (let i = start; i < end; i++) sum += Math.exp(values[i] - max);
+    for (let i = start; i < end; i++) {
+      const e = Math.exp(values[i] - max);
+      exps[i - start] = e;
+      sum += e;
+    }
     if (log) {
       const logSum = Math.log(sum);
       for (let i = start; i < end; i++) result[i] = values[i] - max - logSum;
     } else {
-      for (let i = start; i < end; i++) result[i] = Math.exp(values[i] - max) / sum;
+      for (let i = start; i < end; i++) result[i] = exps[i - start] / sum;
     }
   }
   scatterFrom(result, permuteRef(out, perm));

@@ -2,7 +2,7 @@
 // the `dim` stride of the indexed tensor zeroed: the walker supplies the base offset of the
 // element's fibre and the index value picks the position along `dim`.
 import { float32ToBFloat16Bits, float32ToFloat16Bits } from '@core/tensor';
-import { bfloat16Table, checkDType, float16Table, type Ref } from './io.js';
+import { bfloat16Table, checkDType, checkShape, float16Table, type Ref } from './io.js';
 import { normalizeAxis, RowWalker, spanOf, sizeOf } from './strided.js';
 
 function withoutDim(strides: readonly number[], dim: number): number[] {
@@ -22,18 +22,26 @@ function checkIndex(what: string, x: Ref, dim: number, index: Ref, other: Ref, o
   }
 }
 
+/**
+ * PyTorch lets a 0-dim tensor stand for a 1-element vector in gather/scatter (core sends a 0-dim x
+ * as shape [1] next to a 0-dim index): when no operand has rank above 1, 0-dim views become [1].
+ */
+function asVectors(refs: Ref[]): Ref[] {
+  if (refs.some((r) => r.shape.length > 1)) return refs;
+  return refs.map((r) => (r.shape.length === 0 ? { ...r, shape: [1], strides: [1] } : r));
+}
+
 /** out[…, j, …] = x[…, index[…, j, …], …] along `dim` (PyTorch's gather); out has index's shape. */
-export function gather(x: Ref, dim: number, index: Ref, out: Ref): void {
+export function gather(xRef: Ref, dim: number, indexRef: Ref, outRef: Ref): void {
+  const [x, index, out] = asVectors([xRef, indexRef, outRef]);
   const d = normalizeAxis(dim, x.shape.length, 'gather');
-  checkIndex('gather', x, d, index, out, 'out');
+  checkShape('gather', 'out', out, index.shape);
   checkDType('gather', 'out', out, x.dtype);
-  if (out.shape.some((s, i) => s !== index.shape[i])) {
-    throw new RangeError(`cpu gather: out has shape [${out.shape.join(', ')}], expected the index's [${index.shape.join(', ')}]`);
-  }
+  checkIndex('gather', x, d, index, out, 'out');
   const xs = x.storage.data;
   const os = out.storage.data;
   const is = index.storage.data;
-  const dimStride = x.shape.length === 0 ? 0 : x.strides[d];
+  const dimStride = x.strides[d];
   const w = new RowWalker(index.shape, [index.strides, out.strides, withoutDim(x.strides, d)], [index.offset, out.offset, x.offset]);
   const n = w.rowLength;
   const [iStep, oStep, xStep] = w.step;
@@ -52,12 +60,13 @@ export function gather(x: Ref, dim: number, index: Ref, out: Ref): void {
  * (Math.fround per add), and each touched element is rounded to the half format once at the end;
  * untouched elements keep their exact bits.
  */
-export function scatterAdd(out: Ref, dim: number, index: Ref, src: Ref): void {
+export function scatterAdd(outRef: Ref, dim: number, indexRef: Ref, srcRef: Ref): void {
+  const [out, index, src] = asVectors([outRef, indexRef, srcRef]);
   const d = normalizeAxis(dim, out.shape.length, 'scatterAdd');
   checkIndex('scatterAdd', out, d, index, src, 'src');
   checkDType('scatterAdd', 'src', src, out.dtype);
   if (sizeOf(index.shape) === 0) return;
-  const dimStride = out.shape.length === 0 ? 0 : out.strides[d];
+  const dimStride = out.strides[d];
   const w = new RowWalker(index.shape, [index.strides, src.strides, withoutDim(out.strides, d)], [index.offset, src.offset, out.offset]);
   const n = w.rowLength;
   const [iStep, sStep, oStep] = w.step;

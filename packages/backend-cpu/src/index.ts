@@ -1,0 +1,9 @@
+// Importing the package registers the cpu device with core.
+import { registerBackend } from '@core/tensor';
+import { createCpuBackend } from './backend.js';
+
+registerBackend({ name: 'cpu', priority: 100, create: () => createCpuBackend() });
+
+export { createCpuBackend, type CpuBackendOptions } from './backend.js';
+export { CpuStorage, type CpuArray } from './storage.js';
+export { CpuKernels, CpuFused } from './kernels/index.js';

@@ -1,0 +1,29 @@
+// The CPU kernel set. Backends take any `Kernels<CpuStorage>`, so a WebAssembly implementation
+// can replace these per family (or wholesale) without touching storage or the backend object.
+import type { Kernels } from '@core/tensor';
+import type { CpuStorage } from '../storage.js';
+import { cast } from './cast.js';
+import { copy, fill } from './copy.js';
+import { binary, compare, unary, where } from './elementwise.js';
+import { gather, scatterAdd } from './indexing.js';
+import { matmul } from './matmul.js';
+import { random } from './random.js';
+import { argReduce, reduce } from './reduce.js';
+
+export const CpuKernels: Kernels<CpuStorage> = {
+  unary,
+  binary,
+  compare,
+  where,
+  cast,
+  copy,
+  fill,
+  reduce,
+  argReduce,
+  matmul,
+  gather,
+  scatterAdd,
+  random,
+};
+
+export { CpuFused } from './fused.js';
