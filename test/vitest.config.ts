@@ -1,5 +1,3 @@
-import { defineConfig } from 'vitest/config';
+import { packageTests } from '../vitest.shared';
 
-export default defineConfig({
-  test: { include: ['**/*.test.ts'], exclude: ['node_modules/**', 'bench/**'] },
-});
+export default packageTests(['**/*.test.ts'], ['bench/**']);

@@ -1,5 +1,3 @@
-import { defineConfig } from 'vitest/config';
+import { packageTests } from '../../vitest.shared';
 
-export default defineConfig({
-  test: { include: ['test/**/*.test.ts'] },
-});
+export default packageTests();

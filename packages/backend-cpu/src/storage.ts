@@ -1,34 +1,17 @@
-import type { DTypeName } from '@core/tensor';
+import { DTYPES, hostArrayFor, type DTypeName } from '@core/tensor';
 
 /** The host array behind a CPU storage: the dtype's HostArray (half types hold their 16-bit bit patterns). */
 export type CpuArray = Float32Array | Float64Array | Int32Array | Uint16Array | Uint8Array;
 
-const BYTES_PER_ELEMENT: Readonly<Record<DTypeName, number>> = {
-  float32: 4,
-  float16: 2,
-  bfloat16: 2,
-  float64: 8,
-  int32: 4,
-  bool: 1,
-};
-
 export function bytesPerElement(dtype: DTypeName): number {
-  const size = BYTES_PER_ELEMENT[dtype];
+  const size = DTYPES[dtype]?.itemsize;
   if (size === undefined) throw new TypeError(`cpu: unknown dtype '${String(dtype)}'`);
   return size;
 }
 
 /** A new zeroed host array of the storage type for `dtype`. */
 export function allocArray(dtype: DTypeName, length: number): CpuArray {
-  switch (dtype) {
-    case 'float32': return new Float32Array(length);
-    case 'float16':
-    case 'bfloat16': return new Uint16Array(length);
-    case 'float64': return new Float64Array(length);
-    case 'int32': return new Int32Array(length);
-    case 'bool': return new Uint8Array(length);
-    default: throw new TypeError(`cpu: unknown dtype '${String(dtype satisfies never)}'`);
-  }
+  return hostArrayFor(dtype, length);
 }
 
 /** True when `data` is the host array type that holds `dtype`. */

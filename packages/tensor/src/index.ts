@@ -3,7 +3,7 @@ export { Device, device, cpu, type DeviceLike } from './device/device.js';
 export { getDefaultDevice, setDefaultDevice, bestDevice } from './device/default-device.js';
 export {
   type DType, type DTypeName, type DTypeCategory, type HostArray, type HostArrayByDType, type FInfo,
-  float32, float16, bfloat16, int32, bool, float64, DTYPES, finfo,
+  float32, float16, bfloat16, int32, bool, float64, DTYPES, finfo, hostArrayFor,
 } from './dtype/dtype.js';
 export { resultType, promoteTypes, canCast } from './dtype/promotion.js';
 export {
@@ -32,3 +32,6 @@ export { where } from './ops/elementwise.js';
 export { setFusedKernelsEnabled, fusedKernelsEnabled } from './ops/softmax.js';
 export type { ValuesIndices } from './ops/reduce.js';
 export { memoryStats } from './tensor/memory.js';
+export { noGrad, enableGrad, isGradEnabled, setGradEnabled } from './autograd/grad-mode.js';
+export { gradcheck, type GradcheckOptions, type GradcheckResult } from './autograd/gradcheck.js';
+export type { BackwardOptions } from './autograd/engine.js';

@@ -47,15 +47,17 @@ export interface HostArrayByDType {
 }
 export type HostArray = HostArrayByDType[DTypeName];
 
-export function hostArrayFor(dtype: DType, length: number): HostArray {
-  switch (dtype.name) {
+/** A zeroed host array of the type that carries `dtype` (by object or name). */
+export function hostArrayFor(dtype: DType | DTypeName, length: number): HostArray {
+  const name = typeof dtype === 'string' ? dtype : dtype.name;
+  switch (name) {
     case 'float32': return new Float32Array(length);
     case 'float16':
     case 'bfloat16': return new Uint16Array(length);
     case 'float64': return new Float64Array(length);
     case 'int32': return new Int32Array(length);
     case 'bool': return new Uint8Array(length);
-    default: return dtype.name satisfies never;
+    default: throw new TypeError(`unknown dtype '${String(name satisfies never)}'`);
   }
 }
 

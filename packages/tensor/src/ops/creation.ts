@@ -102,7 +102,7 @@ function encode(values: ArrayLike<number | boolean>, dtype: DType): HostArray {
   const n = values.length;
   if (dtype === float16) for (let i = 0; i < n; i++) out[i] = float32ToFloat16Bits(Number(values[i]));
   else if (dtype === bfloat16) for (let i = 0; i < n; i++) out[i] = float32ToBFloat16Bits(Number(values[i]));
-  else if (dtype === bool) for (let i = 0; i < n; i++) out[i] = values[i] ? 1 : 0;
+  else if (dtype === bool) for (let i = 0; i < n; i++) out[i] = Number(values[i]) !== 0 ? 1 : 0; // NaN → true, like cast
   else for (let i = 0; i < n; i++) out[i] = Number(values[i]);
   return out;
 }
@@ -139,8 +139,13 @@ export function tensor(data: TensorData, options?: FactoryOptions): Tensor {
 }
 
 /** `arange(end)` or `arange(start, end, step?)`: int32 when all arguments are integers, else float32. */
-export function arange(start: number, end?: number, step?: number | FactoryOptions, options?: FactoryOptions): Tensor {
-  if (typeof step === 'object') { options = step; step = undefined; }
+export function arange(end: number, options?: FactoryOptions): Tensor;
+export function arange(start: number, end: number, options?: FactoryOptions): Tensor;
+export function arange(start: number, end: number, step: number, options?: FactoryOptions): Tensor;
+export function arange(start: number, end?: number | FactoryOptions, step?: number | FactoryOptions, options?: FactoryOptions): Tensor {
+  // `arange(end, { dtype })` like PyTorch's `arange(5, dtype=…)`: options may follow any count of numbers.
+  if (typeof end === 'object' && end !== null) { options = end; end = undefined; }
+  if (typeof step === 'object' && step !== null) { options = step; step = undefined; }
   let lo = start;
   let hi = end;
   if (hi === undefined) { hi = start; lo = 0; }
@@ -153,6 +158,7 @@ export function arange(start: number, end?: number, step?: number | FactoryOptio
   const dtype = options?.dtype ? checkDType(options.dtype, 'arange') : allInt ? int32 : float32;
   const values = new Float64Array(n);
   for (let i = 0; i < n; i++) values[i] = lo + i * st;
+  if (dtype === int32) for (let i = 0; i < n; i++) values[i] = Math.trunc(values[i]!); // computed in float, cast like PyTorch
   return tensor(values, { ...options, dtype });
 }
 
@@ -165,7 +171,10 @@ export function linspace(start: number, end: number, steps: number, options?: Fa
   const step = steps > 1 ? (end - start) / (steps - 1) : 0;
   const half = Math.floor(steps / 2);
   for (let i = 0; i < steps; i++) values[i] = i < half ? start + step * i : end - step * (steps - 1 - i);
-  return tensor(values, { ...options, dtype: checkDType(options?.dtype, 'linspace') });
+  if (steps === 1) values[0] = start; // PyTorch: a single step is `start`, not `end`
+  const dtype = checkDType(options?.dtype, 'linspace');
+  if (dtype === int32) for (let i = 0; i < steps; i++) values[i] = Math.trunc(values[i]!); // e.g. [0, 3, 6, 10], as PyTorch casts
+  return tensor(values, { ...options, dtype });
 }
 
 function randomTensor(shape: readonly number[], options: RandomOptions | undefined, op: string, fillFn: (t: Tensor, g: Generator) => void, dtype: DType): Tensor {
@@ -240,4 +249,4 @@ export const fullLike = (t: Tensor, fillValue: number | boolean, options?: LikeO
 export const randLike = (t: Tensor, options?: RandomOptions) => rand(t.shape, like(t, options));
 export const randnLike = (t: Tensor, options?: RandomOptions) => randn(t.shape, like(t, options));
 export const randintLike = (t: Tensor, low: number, high: number, options?: RandomOptions) =>
-  randint(low, high, t.shape, { device: t.device, dtype: t.dtype.isFloatingPoint || t.dtype === bool ? int32 : t.dtype, ...options });
+  randint(low, high, t.shape, { device: t.device, dtype: t.dtype, ...options });

@@ -9,6 +9,8 @@ import { allocate, backendOf, ref, requireCompute, requireStorage } from '../dis
 import { Tensor, type TensorOrScalar } from '../tensor/tensor.js';
 import { broadcastShapes, broadcastStrides } from '../tensor/shape.js';
 import { BINARY_RULES, BOOL_EQUIVALENT, UNARY_RULES, type DTypeRule } from './catalogue.js';
+import { needsGrad, record } from '../autograd/engine.js';
+import { BINARY_GRADS, UNARY_GRADS, UNARY_SAVES } from '../autograd/derivatives.js';
 
 /** A tensor holding one value, on `device`, for scalars taking part in an op. */
 export function scalarTensor(value: number, dtype: DType, device: Device): Tensor {
@@ -24,7 +26,7 @@ export function cast(x: Tensor, dtype: DType): Tensor {
   requireStorage(backend, dtype, 'to');
   const out = allocate(x.shape, dtype, x.device);
   if (out.numel() > 0) backend.kernels.cast(ref(x), ref(out));
-  return out;
+  return record('ToCopyBackward', out, [x], (g) => [g]); // the engine casts g back to x's dtype
 }
 
 function computeDType(op: string, rule: DTypeRule, promoted: DType): DType {
@@ -63,7 +65,7 @@ function checkOperand(op: string, v: unknown, name: string): void {
 function operand(v: TensorOrScalar, dtype: DType, device: Device, shape: readonly number[], cpuScalars: Set<Tensor>): Tensor {
   let t: Tensor;
   if (!(v instanceof Tensor)) t = scalarTensor(Number(v), dtype, device);
-  else if (cpuScalars.has(v)) t = scalarTensor(Number(v.dataSync()[0]), dtype, device); // SD-3: read as a scalar
+  else if (cpuScalars.has(v)) t = scalarTensor(Number((v as Tensor).dataSync()[0]), dtype, device); // SD-3: read as a scalar
   else t = cast(v, dtype);
   return Tensor._make(t._storage, shape, broadcastStrides(t.shape, t._strides, shape), t._offset);
 }
@@ -90,20 +92,39 @@ function elementwise(
 }
 
 export function unary(op: UnaryOp, x: Tensor): Tensor {
-  return elementwise(op, ['self'], [x], (p) => {
+  const y = elementwise(op, ['self'], [x], (p) => {
     const dt = computeDType(op, UNARY_RULES[op], p);
     return { compute: dt, out: dt };
   }, ([a], out, device) => backendOf(device).kernels.unary(op, a!, out));
+  if (!needsGrad([x])) return y;
+  const saves = UNARY_SAVES[op];
+  return record(`${op}Backward`, y, [x], (g) => [UNARY_GRADS[op](g, cast(x, y.dtype), y)], saves === 'x' ? [x] : saves === 'y' ? [y] : []);
 }
 
 export function binary(op: BinaryOp, a: TensorOrScalar, b: TensorOrScalar): Tensor {
-  return elementwise(op, ['self', 'other'], [a, b], (p) => {
+  const y = elementwise(op, ['self', 'other'], [a, b], (p) => {
     const dt = computeDType(op, BINARY_RULES[op], p);
     return { compute: dt, out: dt };
   }, ([x, y], out, device) => {
     const kernelOp = out.dtype === 'bool' ? (BOOL_EQUIVALENT[op] ?? op) : op;
     backendOf(device).kernels.binary(kernelOp, x!, y!, out);
   });
+  if (!needsGrad([a, b])) return y;
+  const parts = [a, b].map((v, i) => (v instanceof Tensor && v.requiresGrad ? BINARY_GRADS[op][i === 0 ? 'a' : 'b'] : null));
+  const saved = parts.flatMap((p) => p?.reads ?? []).flatMap((r) => (r === 'y' ? [y] : [a, b][r === 'a' ? 0 : 1]!))
+    .filter((t): t is Tensor => t instanceof Tensor);
+  return record(`${op}Backward`, y, [a, b], (g) => {
+    // The rules see both operands as tensors in the result's dtype, on its device.
+    const ta = asOperand(a, y);
+    const tb = asOperand(b, y);
+    return parts.map((p) => (p ? p.fn(g, ta, tb, y) : null));
+  }, saved);
+}
+
+function asOperand(v: TensorOrScalar, like: Tensor): Tensor {
+  if (!(v instanceof Tensor)) return scalarTensor(Number(v), like.dtype, like.device);
+  const local = v.device.equals(like.device) ? v : scalarTensor(Number(v.dataSync()[0]), like.dtype, like.device);
+  return cast(local, like.dtype);
 }
 
 export function add(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
@@ -111,6 +132,12 @@ export function add(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
 }
 
 export function sub(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
+  // PyTorch rejects a bool operand on either side, not only two bool tensors (those fail in binary()).
+  const aBool = a instanceof Tensor && a.dtype === bool;
+  const bBool = b instanceof Tensor ? b.dtype === bool : typeof b === 'boolean';
+  if (aBool !== bBool) {
+    throw new DTypeError('Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logicalNot()` operator instead.', 'sub', 'bool');
+  }
   return binary('sub', a, scaled(b, alpha));
 }
 
@@ -139,13 +166,14 @@ export function where(condition: Tensor, a: TensorOrScalar, b: TensorOrScalar): 
   const shape = broadcastShapes(args.map((x) => x.tensor.shape), 'where');
   const out = allocate(shape, dtype, device);
   if (out.numel() === 0) return out;
+  const cond = operand(condition, bool, device, shape, cpuScalars);
   backendOf(device).kernels.where(
-    ref(operand(condition, bool, device, shape, cpuScalars)),
+    ref(cond),
     ref(operand(a, dtype, device, shape, cpuScalars)),
     ref(operand(b, dtype, device, shape, cpuScalars)),
     ref(out),
   );
-  return out;
+  return record('whereBackward', out, [condition, a, b], (g) => [null, where(cond, g, 0), where(cond, 0, g)], [condition]);
 }
 
 export function clamp(x: Tensor, min?: number | Tensor | null, max?: number | Tensor | null): Tensor {

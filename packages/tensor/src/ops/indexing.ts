@@ -7,6 +7,8 @@ import { Tensor } from '../tensor/tensor.js';
 import { normalizeDim } from '../tensor/shape.js';
 import { cast } from './elementwise.js';
 import { contiguousCopy, expand, reshape } from './views.js';
+import { record } from '../autograd/engine.js';
+import { noGrad } from '../autograd/grad-mode.js';
 
 function checkIndex(op: string, index: Tensor): void {
   if (!(index instanceof Tensor)) throw new TypeError(`${op}(): index must be a Tensor`);
@@ -48,7 +50,11 @@ export function gather(x: Tensor, dim: number, index: Tensor): Tensor {
   requireCompute(backend, x.dtype, 'gather');
   const out = allocate(index.shape, x.dtype, x.device);
   if (out.numel() > 0) backend.kernels.gather(ref(x.ndim === 0 ? reshape(x, [1]) : x), d, ref(index), ref(out));
-  return out;
+  // Each picked element's gradient goes back to where it came from; repeats add up.
+  return record('GatherBackward', out, [x, index], (g) => [
+    noGrad(() => scatterAdd(zerosOf(x, g), d, index, g)).reshape(x.shape),
+    null,
+  ], [index]);
 }
 
 /** Out of place: a copy of `x` with `src` values added at `index` along `dim` (duplicates accumulate). */
@@ -66,7 +72,14 @@ export function scatterAdd(x: Tensor, dim: number, index: Tensor, src: Tensor): 
   requireCompute(backend, x.dtype, 'scatterAdd');
   const out = contiguousCopy(x);
   if (index.numel() > 0) backend.kernels.scatterAdd(ref(out), d, ref(index), ref(src));
-  return out;
+  return record('ScatterAddBackward', out, [x, index, src], (g) => [g, null, src.requiresGrad ? gather(g, d, index) : null], [index]);
+}
+
+/** Zeros with x's shape (at least 1-D) in g's dtype and device. */
+function zerosOf(x: Tensor, g: Tensor): Tensor {
+  const z = allocate(x.ndim === 0 ? [1] : x.shape, g.dtype, g.device);
+  if (z.numel() > 0) backendOf(g.device).kernels.fill(ref(z), 0);
+  return z;
 }
 
 /** Rows (or slices along `dim`) picked by a 1-D index, as a gather with the index broadcast. */

@@ -7,6 +7,8 @@ import { Tensor } from '../tensor/tensor.js';
 import { normalizeDim } from '../tensor/shape.js';
 import { cast } from './elementwise.js';
 import { slice, unsqueeze } from './views.js';
+import { record } from '../autograd/engine.js';
+import { noGrad } from '../autograd/grad-mode.js';
 
 function checkList(op: string, tensors: readonly Tensor[]): void {
   if (!Array.isArray(tensors) || tensors.length === 0) throw new ValueError(`${op}(): expected a non-empty list of Tensors`);
@@ -35,13 +37,21 @@ export function cat(tensors: readonly Tensor[], dim = 0): Tensor {
   shape[d] = parts.reduce((n, t) => n + t.shape[d]!, 0);
   const out = allocate(shape, dtype, device);
   const kernels = backendOf(device).kernels;
+  const starts = new Map<Tensor, number>();
   let at = 0;
-  for (const t of parts) {
-    const size = t.shape[d]!;
-    if (t.numel() > 0) kernels.copy(ref(cast(t, dtype)), ref(slice(out, d, at, at + size)));
-    at += size;
-  }
-  return out;
+  noGrad(() => {
+    for (const t of parts) {
+      const size = t.shape[d]!;
+      starts.set(t, at);
+      if (t.numel() > 0) kernels.copy(ref(cast(t, dtype)), ref(slice(out, d, at, at + size)));
+      at += size;
+    }
+  });
+  // Each input's gradient is its slice of the output's.
+  return record('CatBackward', out, tensors, (g) => tensors.map((t) => {
+    const start = starts.get(t);
+    return start === undefined || !t.requiresGrad ? null : slice(g, d, start, start + t.shape[d]!);
+  }));
 }
 
 export function stack(tensors: readonly Tensor[], dim = 0): Tensor {
@@ -68,7 +78,8 @@ export function pad(x: Tensor, padding: readonly number[], value = 0): Tensor {
   if (padding.some((p) => !Number.isInteger(p))) throw new ShapeError(`pad(): padding must be integers, got [${padding.join(', ')}]`, 'pad');
   if (typeof value !== 'number') throw new TypeError('pad(): value must be a number');
   const shape = x.shape.slice();
-  let src = x;
+  let src = detachedView(x);
+  const crops: Array<[number, number, number]> = []; // dim, start in x, end in x
   const placed: Array<[number, number, number]> = []; // dim, start in out, length
   for (let i = 0; i < padding.length / 2; i++) {
     const d = x.ndim - 1 - i;
@@ -78,15 +89,28 @@ export function pad(x: Tensor, padding: readonly number[], value = 0): Tensor {
     if (size < 0) throw new ShapeError(`pad(): resulting size of dimension ${d} would be ${size} (input ${x.shape[d]}, padding ${before}, ${after})`, 'pad');
     shape[d] = size;
     // Crop the source for negative padding, then place it after the positive padding.
-    src = slice(src, d, Math.max(-before, 0), x.shape[d]! - Math.max(-after, 0));
+    crops.push([d, Math.max(-before, 0), x.shape[d]! - Math.max(-after, 0)]);
+    src = slice(src, d, crops[i]![1], crops[i]![2]);
     placed.push([d, Math.max(before, 0), src.shape[d]!]);
   }
   const out = allocate(shape, x.dtype, x.device);
   if (out.numel() === 0) return out;
   const kernels = backendOf(x.device).kernels;
   kernels.fill(ref(out), value);
-  let region = out;
-  for (const [d, start, length] of placed) region = slice(region, d, start, start + length);
-  if (src.numel() > 0) kernels.copy(ref(src), ref(region));
-  return out;
+  const region = (t: Tensor) => placed.reduce((r, [d, start, length]) => slice(r, d, start, start + length), t);
+  if (src.numel() > 0) kernels.copy(ref(src), ref(region(out)));
+  // The gradient is the output's gradient over the region x landed in; cropped parts get zeros.
+  return record('PadBackward', out, [x], (g) => {
+    const gx = allocate(x.shape, g.dtype, g.device);
+    const k = backendOf(g.device).kernels;
+    k.fill(ref(gx), 0);
+    const target = crops.reduce((r, [d, s, e]) => slice(r, d, s, e), gx);
+    if (target.numel() > 0) k.copy(ref(region(g)), ref(target));
+    return [gx];
+  });
+}
+
+/** x's memory as a tensor outside the graph, for internal data movement. */
+function detachedView(x: Tensor): Tensor {
+  return Tensor._make(x._storage, x.shape, x._strides, x._offset);
 }

@@ -5,7 +5,8 @@ import { schemaDevice } from '../dispatch/device-rule.js';
 import { allocate, backendOf, ref, requireCompute } from '../dispatch/run.js';
 import { Tensor } from '../tensor/tensor.js';
 import { broadcastShapes, broadcastStrides, numelOf, viewStrides } from '../tensor/shape.js';
-import { contiguousCopy, reshape, unsqueeze } from './views.js';
+import { contiguousCopy, reshape, transpose, unsqueeze } from './views.js';
+import { record } from '../autograd/engine.js';
 
 function checkPair(op: string, a: Tensor, b: Tensor, names: [string, string]): void {
   if (!(a instanceof Tensor) || !(b instanceof Tensor)) throw new TypeError(`${op}(): both arguments must be Tensors`);
@@ -52,7 +53,12 @@ function batchedProduct(op: string, a: Tensor, b: Tensor): Tensor {
     if (K === 0) backend.kernels.fill(ref(out), 0);
     else backend.kernels.matmul(ref(asBatched(a, batch)), ref(asBatched(b, batch)), ref(out), acc);
   }
-  return reshape(out, [...batch, M, N]);
+  const y = reshape(out, [...batch, M, N]);
+  // dA = dY·Bᵀ, dB = Aᵀ·dY; the engine sums over broadcast batch dims.
+  return record(`${op}Backward`, y, [a, b], (g) => [
+    a.requiresGrad ? batchedProduct(op, g, transpose(b, -1, -2)) : null,
+    b.requiresGrad ? batchedProduct(op, transpose(a, -1, -2), g) : null,
+  ], [...(a.requiresGrad ? [b] : []), ...(b.requiresGrad ? [a] : [])]);
 }
 
 /** PyTorch's matmul: dot, mv, mm, or broadcast batched mm, by rank. */

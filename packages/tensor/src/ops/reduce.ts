@@ -7,7 +7,9 @@ import { allocate, backendOf, ref, requireCompute } from '../dispatch/run.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { normalizeDim } from '../tensor/shape.js';
 import { binary, cast, scalarTensor } from './elementwise.js';
-import { reshape } from './views.js';
+import { expand, reshape } from './views.js';
+import { record } from '../autograd/engine.js';
+import { gather } from './indexing.js';
 
 export interface ValuesIndices {
   readonly values: Tensor;
@@ -40,9 +42,27 @@ function reduceInto(op: ReduceOp, x: Tensor, axes: number[], keepdim: boolean, o
   const backend = backendOf(device);
   requireCompute(backend, x.dtype, name);
   const { kept, out: outShape } = reducedShape(x, axes, keepdim);
-  const out = allocate(kept, outDType, device);
-  if (out.numel() > 0) backend.kernels.reduce(op, ref(x), axes, ref(out), accumulatorOf(x.dtype));
+  const raw = allocate(kept, outDType, device);
+  if (raw.numel() > 0) backend.kernels.reduce(op, ref(x), axes, ref(raw), accumulatorOf(x.dtype));
+  const out = record(`${op}Backward`, raw, [x], (g) => [reduceGrad(op, g, x, raw)], op === 'sum' ? [] : [x, raw]);
   return keepdim ? out : reshape(out, outShape);
+}
+
+/** Gradient of a keepdim reduction: g (in the reduced shape) spread back over x's shape. */
+function reduceGrad(op: ReduceOp, g: Tensor, x: Tensor, y: Tensor): Tensor {
+  const spread = expand(g, x.shape);
+  switch (op) {
+    case 'sum': return spread;
+    case 'prod': return binary('div', binary('mul', spread, y), x); // ∂Π/∂xᵢ = Π/xᵢ (inputs ≠ 0)
+    case 'max':
+    case 'min': {
+      // Ties share the gradient evenly, like PyTorch's amax/amin.
+      const hits = cast(x.eq(y), g.dtype);
+      const count = hits.sum(y.shape.flatMap((s, i) => (s === 1 ? [i] : [])), true);
+      return binary('div', binary('mul', spread, hits), count);
+    }
+    default: return op satisfies never;
+  }
 }
 
 /** sum/prod of ints and bools give int32 (PyTorch: int64); floats keep their dtype unless `dtype` is given. */
@@ -91,7 +111,12 @@ function requireNonEmpty(x: Tensor, axes: readonly number[], op: string): void {
 /** `max()`/`min()`: the extreme element, or `{ values, indices }` along a dim. NaN propagates. */
 export function extreme(op: 'max' | 'min', x: Tensor, dim: number | undefined, keepdim: boolean): Tensor | ValuesIndices {
   if (dim === undefined) return amax(op, x, null, false);
-  return { values: amax(op, x, dim, keepdim), indices: argReduce(op === 'max' ? 'argmax' : 'argmin', x, dim, keepdim) };
+  const indices = argReduce(op === 'max' ? 'argmax' : 'argmin', x, dim, true);
+  if (x.ndim === 0) return { values: amax(op, x, dim, keepdim), indices: reshape(indices, []) };
+  // Values gathered at the indices: the gradient goes to that one element, as in PyTorch.
+  const values = gather(x, dim, indices);
+  const axis = normalizeDim(dim, x.ndim, op);
+  return keepdim ? { values, indices } : { values: values.squeeze(axis), indices: indices.squeeze(axis) };
 }
 
 export function amax(op: 'max' | 'min', x: Tensor, dim: Dims, keepdim: boolean): Tensor {

@@ -8,6 +8,7 @@ import type { Tensor } from '../tensor/tensor.js';
 import { normalizeDim } from '../tensor/shape.js';
 import { binary, cast, unary } from './elementwise.js';
 import { amax, sum } from './reduce.js';
+import { record } from '../autograd/engine.js';
 
 let fusedEnabled = true;
 
@@ -31,8 +32,12 @@ function run(op: keyof FusedKernels<unknown>, x: Tensor, dim: number): Tensor {
   const fused = fusedEnabled ? backend.fused?.[op] : undefined;
   if (fused) {
     const out = allocate(x.shape, x.dtype, x.device);
+    const axis = x.ndim === 0 ? null : d;
     fused.call(backend.fused, ref(x), x.ndim === 0 ? 0 : d, ref(out));
-    return out;
+    // softmax: dx = y·(g − Σ g·y); logSoftmax: dx = g − exp(y)·Σ g.
+    return record(`${op}Backward`, out, [x], (g) => [op === 'softmax'
+      ? binary('mul', out, binary('sub', g, sum(binary('mul', g, out), axis, true)))
+      : binary('sub', g, binary('mul', unary('exp', out), sum(g, axis, true)))], [out]);
   }
   const work = x.dtype === float64 ? x : cast(x, float32);
   const shifted = binary('sub', work, amax('max', work, x.ndim === 0 ? null : d, true));

@@ -3,20 +3,46 @@ import { ShapeError } from '../errors/errors.js';
 import { allocate, backendOf, ref } from '../dispatch/run.js';
 import { Tensor } from '../tensor/tensor.js';
 import { broadcastStrides, checkShape, inferShape, normalizeDim, numelOf, viewStrides } from '../tensor/shape.js';
+import { noGrad } from '../autograd/grad-mode.js';
+import { record } from '../autograd/engine.js';
+import type { BackwardFn } from '../autograd/node.js';
 
-function make(x: Tensor, shape: readonly number[], strides: readonly number[], offset: number): Tensor {
-  return Tensor._make(x._storage, shape, strides, offset);
+/**
+ * A view of x's storage. `backward` maps the view's gradient to x's; the default, a reshape,
+ * fits every view with x's elements in x's order (view, reshape, squeeze, unsqueeze, alias).
+ */
+function make(x: Tensor, shape: readonly number[], strides: readonly number[], offset: number, name = 'ViewBackward', backward?: BackwardFn): Tensor {
+  const out = Tensor._make(x._storage, shape, strides, offset);
+  return record(name, out, [x], backward ?? ((g) => [g.reshape(x.shape)]));
 }
 
+/** A new tensor object over the same memory, still part of the graph. */
 export function alias(x: Tensor): Tensor {
-  return make(x, x.shape, x._strides, x._offset);
+  return make(x, x.shape, x._strides, x._offset, 'AliasBackward');
+}
+
+/** A new tensor object over the same memory, cut from the graph (`detach()`). */
+export function detach(x: Tensor): Tensor {
+  return Tensor._make(x._storage, x.shape, x._strides, x._offset);
 }
 
 /** A contiguous copy of any view. */
 export function contiguousCopy(x: Tensor): Tensor {
   const out = allocate(x.shape, x.dtype, x.device);
   if (x.numel() > 0) backendOf(x.device).kernels.copy(ref(x), ref(out));
-  return out;
+  return record('CloneBackward', out, [x], (g) => [g]);
+}
+
+/** Gradient of a view that picks some of x's elements: zeros, with g written where the view was. */
+function scatterBack(x: Tensor, pick: (base: Tensor) => Tensor): BackwardFn {
+  return (g) => noGrad(() => {
+    const gx = allocate(x.shape, g.dtype, g.device);
+    const kernels = backendOf(g.device).kernels;
+    if (gx.numel() > 0) kernels.fill(ref(gx), 0);
+    const region = pick(gx);
+    if (region.numel() > 0) kernels.copy(ref(g), ref(region));
+    return [gx];
+  });
 }
 
 export function view(x: Tensor, shape: readonly number[]): Tensor {
@@ -49,7 +75,8 @@ export function permute(x: Tensor, dims: readonly number[]): Tensor {
   }
   const norm = dims.map((d) => normalizeDim(d, x.ndim, 'permute'));
   if (new Set(norm).size !== norm.length) throw new ShapeError(`permute: repeated dim in [${dims.join(', ')}]`, 'permute');
-  return make(x, norm.map((d) => x.shape[d]!), norm.map((d) => x._strides[d]!), x._offset);
+  const inverse = norm.map((_, i) => norm.indexOf(i));
+  return make(x, norm.map((d) => x.shape[d]!), norm.map((d) => x._strides[d]!), x._offset, 'PermuteBackward', (g) => [g.permute(inverse)]);
 }
 
 export function transpose(x: Tensor, dim0: number, dim1: number): Tensor {
@@ -90,7 +117,8 @@ export function expand(x: Tensor, shape: readonly number[]): Tensor {
     }
   }
   checkShape(target, 'expand');
-  return make(x, target, broadcastStrides(x.shape, x._strides, target), x._offset);
+  // The engine sums the gradient over the expanded dims.
+  return make(x, target, broadcastStrides(x.shape, x._strides, target), x._offset, 'ExpandBackward', (g) => [g]);
 }
 
 /** Python-style `x[start:end:step]` along one dim; bounds are clamped like Python slices. */
@@ -105,7 +133,7 @@ export function slice(x: Tensor, dim: number, start = 0, end?: number, step = 1)
   shape[d] = Math.ceil((e - s) / step);
   const strides = x._strides.slice();
   strides[d] = x._strides[d]! * step;
-  return make(x, shape, strides, x._offset + s * x._strides[d]!);
+  return make(x, shape, strides, x._offset + s * x._strides[d]!, 'SliceBackward', scatterBack(x, (base) => slice(base, d, s, e, step)));
 }
 
 export function narrow(x: Tensor, dim: number, start: number, length: number): Tensor {
@@ -127,7 +155,7 @@ export function select(x: Tensor, dim: number, index: number): Tensor {
   const i = index < 0 ? index + size : index;
   const shape = x.shape.filter((_, k) => k !== d);
   const strides = x._strides.filter((_, k) => k !== d);
-  return make(x, shape, strides, x._offset + i * x._strides[d]!);
+  return make(x, shape, strides, x._offset + i * x._strides[d]!, 'SelectBackward', scatterBack(x, (base) => select(base, d, i)));
 }
 
 export function squeeze(x: Tensor, dim?: number | readonly number[]): Tensor {

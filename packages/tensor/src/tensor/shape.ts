@@ -64,7 +64,7 @@ export function broadcastShapes(shapes: readonly Shape[], op: string): number[] 
       if (out[o] === 1) out[o] = d;
       else {
         throw new ShapeError(
-          `${op}: The size of tensor a (${out[o]}) must match the size of tensor b (${d}) at non-singleton dimension ${i}` +
+          `${op}: The size of tensor a (${out[o]}) must match the size of tensor b (${d}) at non-singleton dimension ${o}` +
             ` (shapes ${shapes.map((x) => `[${x.join(', ')}]`).join(' and ')} cannot broadcast)`,
           op,
         );

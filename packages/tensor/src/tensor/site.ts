@@ -12,6 +12,8 @@ export type CreationSite = { readonly stack?: string } | undefined;
 
 export function captureSite(): CreationSite {
   if (!tracking) return undefined;
+  // V8 (Node, Chromium) can capture without building an Error; other engines get a plain Error.
+  if (typeof Error.captureStackTrace !== 'function') return new Error();
   const holder: { stack?: string } = {};
   Error.captureStackTrace(holder, captureSite);
   return holder;

@@ -15,6 +15,8 @@ const collector = new FinalizationRegistry<Held>((h) => h.backend.free(h.handle)
 export class Storage {
   private users = 0;
   private freed = false;
+  /** Bumped by every in-place write; autograd checks saved tensors against it. Shared by views. */
+  version = 0;
   private readonly token = {};
 
   constructor(
@@ -31,6 +33,11 @@ export class Storage {
 
   static allocate(backend: Backend<unknown>, device: Device, dtype: DType, numel: number, pinned = false): Storage {
     return new Storage(backend, backend.alloc(device.index ?? 0, dtype.name, numel), device, dtype, numel, pinned);
+  }
+
+  /** @internal Record an in-place write. */
+  bumpVersion(): void {
+    this.version++;
   }
 
   get isFreed(): boolean {

@@ -11,6 +11,9 @@ import * as linalg from '../ops/linalg.js';
 import * as idx from '../ops/indexing.js';
 import * as sm from '../ops/softmax.js';
 import * as xfer from './transfer.js';
+import type { Node } from '../autograd/node.js';
+import { runBackward, type BackwardOptions } from '../autograd/engine.js';
+import { DTypeError, TensorError } from '../errors/errors.js';
 
 export type Scalar = number | boolean;
 export type TensorOrScalar = Tensor | Scalar;
@@ -30,19 +33,21 @@ export interface ToOptions {
  * `await t.toArray()` wait for it.
  */
 export class Tensor {
-  /** @internal */ readonly _storage: Storage;
-  /** @internal Strides in elements. */ readonly _strides: readonly number[];
-  /** @internal Offset into the storage, in elements. */ readonly _offset: number;
+  /** @internal Mutable only through `set_()`. */ _storage: Storage;
+  /** @internal Strides in elements. */ _strides: readonly number[];
+  /** @internal Offset into the storage, in elements. */ _offset: number;
   /** @internal Where the tensor was created, for device-mismatch errors. */ readonly _site: CreationSite;
+  /** @internal The autograd node that produced this tensor (null for leaves). */ _gradFn: Node | null = null;
   private _disposed = false;
+  private _leafRequiresGrad = false;
+  private _shape: readonly number[];
 
-  readonly shape: readonly number[];
-  requiresGrad = false;
+  /** The gradient accumulated by `backward()` (leaves, and tensors that called `retainGrad()`). */
   grad: Tensor | null = null;
 
   private constructor(storage: Storage, shape: readonly number[], strides: readonly number[], offset: number) {
     this._storage = storage;
-    this.shape = Object.freeze(shape.slice());
+    this._shape = Object.freeze(shape.slice());
     this._strides = Object.freeze(strides.slice());
     this._offset = offset;
     this._site = captureSite();
@@ -54,6 +59,7 @@ export class Tensor {
     return new Tensor(storage, shape, strides, offset);
   }
 
+  get shape(): readonly number[] { return this._shape; }
   get dtype(): DType { return this._storage.dtype; }
   get device(): Device { return this._storage.device; }
   get ndim(): number { return this.shape.length; }
@@ -89,6 +95,72 @@ export class Tensor {
     this.dispose();
   }
 
+  // ---- autograd ----
+  /** True for leaves marked to require grad and for results of ops over such tensors. */
+  get requiresGrad(): boolean {
+    return this._gradFn !== null || this._leafRequiresGrad;
+  }
+  set requiresGrad(on: boolean) {
+    this.requiresGrad_(on);
+  }
+  /** Mark a leaf tensor as needing gradients (PyTorch's `requires_grad_`). */
+  requiresGrad_(on = true): this {
+    if (this._gradFn !== null) {
+      if (on) return this;
+      throw new TensorError("you can only change requiresGrad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use varNoGrad = var.detach().");
+    }
+    if (on && !this.dtype.isFloatingPoint) {
+      throw new DTypeError(`only Tensors of floating point dtype can require gradients, got ${this.dtype.name}`, 'requiresGrad_', this.dtype.name);
+    }
+    this._leafRequiresGrad = on;
+    return this;
+  }
+  /** A tensor that no op produced (or that does not require grad). */
+  get isLeaf(): boolean { return this._gradFn === null; }
+  /** The name of the backward rule that produced this tensor, e.g. 'MulBackward', or null. */
+  get gradFn(): string | null { return this._gradFn?.name ?? null; }
+  /** @internal */
+  _setGradFn(node: Node | null): void { this._gradFn = node; }
+  /** Keep this non-leaf tensor's gradient in `.grad` during backward. */
+  retainGrad(): this {
+    if (this._gradFn) this._gradFn.retained = this;
+    return this;
+  }
+  /**
+   * Compute gradients of this tensor with respect to every leaf that requires grad, accumulating
+   * them into `.grad`. `gradient` defaults to 1 for a one-element tensor.
+   */
+  backward(gradient?: Tensor, options?: BackwardOptions): void {
+    if (!this.requiresGrad) {
+      throw new TensorError('element 0 of tensors does not require grad and does not have a gradFn: call requiresGrad_() on the inputs (leaves) before the forward pass');
+    }
+    let g = gradient;
+    if (g === undefined) {
+      if (this.numel() !== 1) {
+        throw new TensorError(`grad can be implicitly created only for scalar outputs, and this tensor has shape [${this.shape.join(', ')}]: pass backward(gradient)`);
+      }
+      g = xfer.onesOf(this);
+    } else if (g.shape.length !== this.shape.length || g.shape.some((d, i) => d !== this.shape[i])) {
+      throw new TensorError(`backward(): gradient has shape [${g.shape.join(', ')}] but the tensor has shape [${this.shape.join(', ')}]`);
+    }
+    runBackward(this, g, options);
+  }
+  /**
+   * Make this tensor a view of `source` (same storage, shape, strides), keeping the object: how
+   * `Module.to()` moves parameters in place (DEV-8). PyTorch's `Tensor.set_`.
+   */
+  set_(source: Tensor): this {
+    if (!(source instanceof Tensor)) throw new TypeError('set_(): source must be a Tensor');
+    source._storage.retain();
+    if (!this._disposed) this._storage.release();
+    this._disposed = false;
+    this._storage = source._storage;
+    this._shape = source._shape;
+    this._strides = source._strides;
+    this._offset = source._offset;
+    return this;
+  }
+
   // ---- moving and converting (DEV-7, XFER-*, PIN-*) ----
   to(target: DeviceLike | DType | Tensor | ToOptions, options?: Omit<ToOptions, 'device'>): Tensor {
     return xfer.to(this, target, options);
@@ -109,7 +181,7 @@ export class Tensor {
   isPinned(): boolean { return this._storage.pinned; }
   clone(): Tensor { return views.contiguousCopy(this); }
   /** A tensor over the same memory, cut from autograd. */
-  detach(): Tensor { return views.alias(this); }
+  detach(): Tensor { return views.detach(this); }
   item(): Promise<number> { return xfer.item(this); }
   toArray(): Promise<xfer.NestedArray> { return xfer.toArray(this); }
   /** Values as a flat typed array (half types decoded to Float32Array). */

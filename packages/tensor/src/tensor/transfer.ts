@@ -12,6 +12,9 @@ import { Tensor, type ToOptions } from './tensor.js';
 import { broadcastShapes, broadcastStrides } from './shape.js';
 import { cast } from '../ops/elementwise.js';
 import { contiguousCopy } from '../ops/views.js';
+import { isGradEnabled } from '../autograd/grad-mode.js';
+import { Node } from '../autograd/node.js';
+import { record } from '../autograd/engine.js';
 
 export type NestedArray = number | NestedArray[];
 export type DataArray = Float32Array | Float64Array | Int32Array | Uint8Array;
@@ -52,17 +55,31 @@ function parseTarget(x: Tensor, target: DeviceLike | DType | Tensor | ToOptions,
   };
 }
 
+function coversStorage(x: Tensor): boolean {
+  return x.isContiguous() && x._offset === 0 && x.numel() === x._storage.numel;
+}
+
 /** Host data of a contiguous CPU tensor, or null when the source device cannot read synchronously. */
 function hostContiguous(x: Tensor): HostArray | null {
   const backend = backendOf(x.device);
   if (!backend.readSync) return null;
-  const c = x.isContiguous() && x._offset === 0 && x.numel() === x._storage.numel ? x : contiguousCopy(x);
-  return backend.readSync(c._storage.handle);
+  if (coversStorage(x)) return backend.readSync(x._storage.handle);
+  const c = contiguousCopy(x);
+  try {
+    return backend.readSync(c._storage.handle);
+  } finally {
+    c.dispose(); // a read must not leave a temporary behind until GC
+  }
 }
 
 async function hostContiguousAsync(x: Tensor): Promise<HostArray> {
-  const c = x.isContiguous() && x._offset === 0 && x.numel() === x._storage.numel ? x : contiguousCopy(x);
-  return backendOf(x.device).read(c._storage.handle);
+  if (coversStorage(x)) return backendOf(x.device).read(x._storage.handle);
+  const c = contiguousCopy(x);
+  try {
+    return await backendOf(x.device).read(c._storage.handle);
+  } finally {
+    c.dispose();
+  }
 }
 
 function upload(host: HostArray, like: Tensor, device: Device, pinned: boolean): Tensor {
@@ -72,8 +89,16 @@ function upload(host: HostArray, like: Tensor, device: Device, pinned: boolean):
 }
 
 function moved(x: Tensor, device: Device, dtype: DType, pinned: boolean, host: HostArray): Tensor {
-  // Cast on whichever side the dtype is supported: before leaving the CPU, or after arriving.
-  return cast(upload(host, x, device, pinned), dtype);
+  // Cast after arriving, into memory that is pinned when the copy asked for it (XFER-3).
+  const arrived = upload(host, x, device, pinned);
+  let out = arrived;
+  if (arrived.dtype !== dtype) {
+    out = allocate(arrived.shape, dtype, device, pinned);
+    if (out.numel() > 0) backendOf(device).kernels.cast(ref(arrived), ref(out));
+    arrived.dispose();
+  }
+  // The gradient goes back to x's device and dtype (the engine moves and casts it).
+  return record('ToCopyBackward', out, [x], (g) => [g]);
 }
 
 /** `.to()`: the same object when nothing changes (DEV-7), otherwise a new tensor. */
@@ -181,12 +206,33 @@ function writeInto(dst: Tensor, value: Tensor, op: string): void {
   if (dst.numel() === 0) return;
   const view = Tensor._make(src._storage, dst.shape, broadcastStrides(src.shape, src._strides, dst.shape), src._offset);
   backendOf(dst.device).kernels.copy(ref(view), ref(dst));
+  dst._storage.bumpVersion();
+}
+
+/** In-place writes may not target a leaf that requires grad while grad mode is on (PyTorch's rule). */
+function checkInPlace(dst: Tensor, op: string): void {
+  if (isGradEnabled() && dst.isLeaf && dst.requiresGrad) {
+    throw new TensorError(`${op}: a leaf Variable that requires grad is being used in an in-place operation; wrap parameter updates in noGrad(() => …)`);
+  }
+}
+
+/**
+ * After an in-place write, `dst` stands for `value` in the graph: its gradient flows to `value`
+ * (cast back to value's dtype and device by the engine).
+ */
+function rebaseHistory(dst: Tensor, value: Tensor, op: string): void {
+  if (!isGradEnabled()) return;
+  if (!value.requiresGrad) { dst._setGradFn(null); return; }
+  const edge = { node: value._gradFn, leaf: value._gradFn ? null : value, shape: value.shape, dtype: value.dtype, device: value.device };
+  dst._setGradFn(new Node(`${op}Backward`, [edge], (g) => [g], []));
 }
 
 /** `dst.copy_(src)`: any source device (SD-8). */
 export function copyInto(dst: Tensor, src: Tensor): void {
   if (!(src instanceof Tensor)) throw new TypeError('copy_(): src must be a Tensor');
+  checkInPlace(dst, 'copy_');
   writeInto(dst, src, 'copy_');
+  rebaseHistory(dst, src, 'Copy');
 }
 
 /** Store an in-place op's result into its target: TP-4's canCast rule, SD-4's device rule. */
@@ -195,13 +241,25 @@ export function assign(dst: Tensor, result: Tensor, op: string): void {
   if (!canCast(result.dtype, dst.dtype)) {
     throw new DTypeError(`${op}: result type ${result.dtype.name} can't be cast to the desired output type ${dst.dtype.name}`, op, result.dtype.name);
   }
+  checkInPlace(dst, op);
   writeInto(dst, result, op);
+  rebaseHistory(dst, result, op);
 }
 
 export function fill(dst: Tensor, value: number): void {
   dst._storage.assertLive('fill_');
   if (typeof value !== 'number' && typeof value !== 'boolean') throw new TypeError('fill_(): value must be a number');
+  checkInPlace(dst, 'fill_');
   if (dst.dtype === bool) value = value ? 1 : 0;
   if (dst.numel() > 0) backendOf(dst.device).kernels.fill(ref(dst), Number(value));
+  dst._storage.bumpVersion();
+  if (isGradEnabled()) dst._setGradFn(null); // a constant now: no gradient flows to the old value
+}
+
+/** A tensor of ones shaped like `x` (backward's default gradient). */
+export function onesOf(x: Tensor): Tensor {
+  const t = allocate(x.shape, x.dtype, x.device);
+  if (t.numel() > 0) backendOf(x.device).kernels.fill(ref(t), 1);
+  return t;
 }
 

@@ -1,0 +1,103 @@
+// Adam (OPT-7, OPT-8) and AdamW (OPT-9): one update, with weight decay either added to the
+// gradient (Adam) or applied to the parameter before the moments (AdamW, decoupled).
+import { type Tensor, zerosLike } from '@core/tensor';
+import { nonNegative, unitInterval } from './checks.js';
+import { Optimizer, type ParamWithGrad } from './optimizer.js';
+import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
+import { lerp, roundTo, up } from './opmath.js';
+
+export interface AdamOptions {
+  lr: number;
+  betas: [number, number];
+  eps: number;
+  weightDecay: number;
+  amsgrad: boolean;
+  maximize: boolean;
+}
+
+/** Moments live on the parameter's device in its dtype; `step` is a plain number. */
+export type AdamState = {
+  step: number;
+  expAvg: Tensor;
+  expAvgSq: Tensor;
+  /** Only with amsgrad. */
+  maxExpAvgSq?: Tensor;
+};
+
+export const ADAM_DEFAULTS: Readonly<AdamOptions> = Object.freeze({
+  lr: 1e-3, betas: [0.9, 0.999] as [number, number], eps: 1e-8, weightDecay: 0, amsgrad: false, maximize: false,
+});
+
+export class Adam extends Optimizer<AdamOptions, AdamState> {
+  constructor(params: ParamsInput<AdamOptions>, options: Partial<AdamOptions> = {}) {
+    super(params, withDefaults(ADAM_DEFAULTS, options));
+  }
+
+  /** AdamW: weight decay scales the parameter instead of adding to the gradient. */
+  protected get decoupledWeightDecay(): boolean {
+    return false;
+  }
+
+  protected checkOptions(o: AdamOptions): void {
+    nonNegative(o.lr, `Invalid learning rate: ${o.lr}`);
+    nonNegative(o.eps, `Invalid epsilon value: ${o.eps}`);
+    if (!Array.isArray(o.betas) || o.betas.length !== 2) {
+      throw new TypeError(`betas must be a pair [beta1, beta2], got ${JSON.stringify(o.betas)}`);
+    }
+    unitInterval(o.betas[0], `Invalid beta parameter at index 0: ${o.betas[0]}`);
+    unitInterval(o.betas[1], `Invalid beta parameter at index 1: ${o.betas[1]}`);
+    nonNegative(o.weightDecay, `Invalid weight_decay value: ${o.weightDecay}`);
+  }
+
+  protected updateGroup(group: ParamGroup<AdamOptions>, items: readonly ParamWithGrad[]): void {
+    const { lr, betas: [beta1, beta2], eps, weightDecay, amsgrad, maximize } = group;
+    for (const { param, grad } of items) {
+      const s = this.stateOf(param, amsgrad);
+      s.step += 1;
+      let g = up(grad);
+      if (maximize) g = g.neg();
+      if (weightDecay !== 0) {
+        if (this.decoupledWeightDecay) param.copy_(up(param).mul(1 - lr * weightDecay));
+        else g = roundTo(g.add(up(param), weightDecay), grad.dtype);
+      }
+      s.expAvg.copy_(lerp(up(s.expAvg), g, 1 - beta1));
+      s.expAvgSq.copy_(up(s.expAvgSq).mul(beta2));
+      s.expAvgSq.copy_(up(s.expAvgSq).add(g.mul(1 - beta2).mul(g)));
+      let v = s.expAvgSq;
+      if (amsgrad) {
+        const vmax = s.maxExpAvgSq!;
+        vmax.copy_(up(vmax).maximum(up(v)));
+        v = vmax;
+      }
+      const stepSize = lr / (1 - beta1 ** s.step);
+      const bc2Sqrt = Math.sqrt(1 - beta2 ** s.step);
+      // PyTorch: denom = (v.sqrt() / bc2Sqrt).add_(eps), three ops each rounded to v's dtype.
+      const root = roundTo(up(v).sqrt(), v.dtype);
+      const denom = roundTo(roundTo(root.div(bc2Sqrt), v.dtype).add(eps), v.dtype);
+      param.copy_(up(param).add(up(s.expAvg).mul(-stepSize).div(denom)));
+    }
+  }
+
+  private stateOf(param: Tensor, amsgrad: boolean): AdamState {
+    let s = this.state.get(param);
+    if (s === undefined) {
+      s = { step: 0, expAvg: zerosLike(param), expAvgSq: zerosLike(param) };
+      this.state.set(param, s);
+    }
+    if (amsgrad && s.maxExpAvgSq === undefined) s.maxExpAvgSq = zerosLike(param);
+    return s;
+  }
+}
+
+export const ADAMW_DEFAULTS: Readonly<AdamOptions> = Object.freeze({ ...ADAM_DEFAULTS, weightDecay: 1e-2 });
+
+/** Adam with decoupled weight decay, default 1e-2: `p *= 1 − lr·wd` before the moments (OPT-9). */
+export class AdamW extends Adam {
+  constructor(params: ParamsInput<AdamOptions>, options: Partial<AdamOptions> = {}) {
+    super(params, withDefaults(ADAMW_DEFAULTS, options));
+  }
+
+  protected override get decoupledWeightDecay(): boolean {
+    return true;
+  }
+}

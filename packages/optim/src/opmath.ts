@@ -1,0 +1,23 @@
+// PyTorch's kernels compute float16/bfloat16 in float32 ("opmath") and round once per op, with
+// scalars such as lr kept in float32. Our elementwise ops compute in the operands' dtype, so a
+// half-precision update would round every intermediate and every scalar to half. The optimizers
+// therefore write each PyTorch op as: upcast the inputs with `up`, compute, and round once into
+// the state or parameter (`x.copy_(...)`) or, for an out-of-place result, with `roundTo`.
+// For float32/float64 tensors `up` is the identity, so this is exactly the plain formula.
+import { bfloat16, type DType, float16, float32, type Tensor } from '@core/tensor';
+
+/** `t` in the dtype PyTorch computes it in: float32 for half types, else `t` itself. */
+export function up(t: Tensor): Tensor {
+  return t.dtype === float16 || t.dtype === bfloat16 ? t.to(float32) : t;
+}
+
+/** An out-of-place op's result as PyTorch stores it (rounded to `dtype`), upcast for the next op. */
+export function roundTo(value: Tensor, dtype: DType): Tensor {
+  return up(value.to(dtype));
+}
+
+/** ATen's lerp (Lerp.h): `a + w·(b − a)` if |w| < 0.5, else `b − (b − a)·(1 − w)`. */
+export function lerp(a: Tensor, b: Tensor, w: number): Tensor {
+  const diff = b.sub(a);
+  return Math.abs(w) < 0.5 ? a.add(diff.mul(w)) : b.sub(diff.mul(1 - w));
+}

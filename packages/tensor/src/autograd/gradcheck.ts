@@ -1,0 +1,69 @@
+// Numerical gradient checks in float64 by central differences, for tests of backward rules.
+import { float64 } from '../dtype/dtype.js';
+import { TensorError } from '../errors/errors.js';
+import type { Tensor } from '../tensor/tensor.js';
+import { tensor } from '../ops/creation.js';
+import { noGrad } from './grad-mode.js';
+
+export interface GradcheckOptions {
+  readonly eps?: number;
+  readonly atol?: number;
+  readonly rtol?: number;
+}
+
+export interface GradcheckResult {
+  readonly ok: boolean;
+  /** Largest |analytic − numeric| over every input element. */
+  readonly maxError: number;
+  /** A description of the first mismatch, when there is one. */
+  readonly mismatch?: string;
+}
+
+function projection(out: Tensor, weights: Float64Array): number {
+  const values = out.to(float64).dataSync();
+  let s = 0;
+  for (let i = 0; i < values.length; i++) s += values[i]! * weights[i]!;
+  return s;
+}
+
+/**
+ * Compare the gradients backward() computes for `fn` at `inputs` with central differences of
+ * Σ w·fn(inputs) for fixed pseudo-random weights w. Inputs must be float64 CPU leaves with
+ * requiresGrad; they are restored after every perturbation.
+ */
+export function gradcheck(fn: (...inputs: Tensor[]) => Tensor, inputs: readonly Tensor[], options: GradcheckOptions = {}): GradcheckResult {
+  const { eps = 1e-6, atol = 1e-5, rtol = 1e-3 } = options;
+  for (const [i, x] of inputs.entries()) {
+    if (x.dtype !== float64 || x.device.type !== 'cpu') {
+      throw new TensorError(`gradcheck: input ${i} must be a float64 cpu tensor (got ${x.dtype.name} on ${x.device}); numerical differences need double precision`);
+    }
+  }
+  const out = fn(...inputs);
+  const weights = new Float64Array(out.numel()).map((_, i) => Math.sin(i * 12.9898 + 1) * 0.5 + 0.75);
+  for (const x of inputs) x.grad = null;
+  out.backward(tensor(weights, { dtype: out.dtype, device: out.device }).reshape(out.shape));
+  let maxError = 0;
+  let mismatch: string | undefined;
+  noGrad(() => {
+    inputs.forEach((x, i) => {
+      if (!x.requiresGrad) return;
+      const analytic = x.grad ? x.grad.to(float64).dataSync() : new Float64Array(x.numel());
+      const flat = x.reshape([x.numel()]);
+      for (let k = 0; k < x.numel(); k++) {
+        const original = flat.select(0, k).dataSync()[0]!;
+        flat.select(0, k).fill_(original + eps);
+        const plus = projection(fn(...inputs), weights);
+        flat.select(0, k).fill_(original - eps);
+        const minus = projection(fn(...inputs), weights);
+        flat.select(0, k).fill_(original);
+        const numeric = (plus - minus) / (2 * eps);
+        const err = Math.abs(analytic[k]! - numeric);
+        maxError = Math.max(maxError, err);
+        if (!mismatch && err > atol + rtol * Math.abs(numeric)) {
+          mismatch = `input ${i}, element ${k}: analytic ${analytic[k]} vs numeric ${numeric}`;
+        }
+      }
+    });
+  });
+  return { ok: mismatch === undefined, maxError, ...(mismatch ? { mismatch } : {}) };
+}
