@@ -1,7 +1,7 @@
 // The optimizer base: parameter groups, per-parameter state, zeroGrad, step's checks, state dicts.
 import { DeviceMismatchError, enableGrad, noGrad, ShapeError, Tensor, ValueError } from '@core/tensor';
 import {
-  copyOption, groupInputs, groupParams, type ParamGroup, type ParamGroupInput, type ParamsInput,
+  copyOption, groupInputs, groupParams, withDefaults, type ParamGroup, type ParamGroupInput, type ParamsInput,
 } from './param-groups.js';
 
 /** A value in a parameter's optimizer state. */
@@ -44,11 +44,8 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
     const params = groupParams(group.params);
     const taken = new Set(this.paramGroups.flatMap((g) => g.params));
     if (params.some((p) => taken.has(p))) throw new ValueError('some parameters appear in more than one parameter group');
-    const merged: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(this.defaults)) merged[key] = copyOption(value);
-    for (const [key, value] of Object.entries(group)) if (key !== 'params' && value !== undefined) merged[key] = copyOption(value);
-    merged['params'] = params;
-    const full = merged as ParamGroup<O>;
+    const { params: _given, ...overrides } = group;
+    const full: ParamGroup<O> = { ...withDefaults(this.defaults as O, overrides as Partial<O>), params };
     this.checkOptions(full);
     this.paramGroups.push(full);
   }
@@ -61,8 +58,11 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
         if (setToNone) {
           p.grad = null;
         } else {
-          p.grad.requiresGrad = false;
-          p.grad.zero_();
+          const grad = p.grad;
+          if (grad.isLeaf) grad.requiresGrad = false;
+          // PyTorch detaches a grad that has a history (create_graph) before zeroing it; zero_()
+          // with grad mode on does both, since the zeroed tensor is a constant.
+          enableGrad(() => grad.zero_());
         }
       }
     }

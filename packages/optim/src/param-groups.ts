@@ -44,6 +44,7 @@ export function groupParams(params: Iterable<Tensor> | Tensor): Tensor[] {
   const list = params instanceof Tensor ? [params] : [...params];
   for (const p of list) {
     if (!(p instanceof Tensor)) throw new TypeError(`optimizer can only optimize Tensors, but one of the params is ${describe(p)}`);
+    if (!p.isLeaf) throw new ValueError("can't optimize a non-leaf Tensor");
   }
   if (new Set(list).size !== list.length) {
     throw new ValueError('optimizer contains a parameter group with duplicate parameters');
