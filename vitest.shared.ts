@@ -4,6 +4,13 @@ import { defineConfig } from 'vitest/config';
 
 export function packageTests(include = ['test/**/*.test.ts'], exclude: string[] = []) {
   return defineConfig({
-    test: { include, exclude: ['**/node_modules/**', ...exclude], testTimeout: 120_000, hookTimeout: 120_000 },
+    test: {
+      include,
+      exclude: ['**/node_modules/**', ...exclude],
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
+      // Memory tests call gc() so that live-byte counts measure leaks, not garbage-collector lag.
+      poolOptions: { forks: { execArgv: ['--expose-gc'] } },
+    },
   });
 }

@@ -86,7 +86,17 @@ function conform(grad: Tensor, edge: Edge, nodeName: string): Tensor {
     }
     g = sumToShape(g, edge.shape);
   }
-  if (!g.device.equals(edge.device)) g = g.to(edge.device);
+  if (!g.device.equals(edge.device)) {
+    // Moving off a device means reading it; backward() is synchronous, so that device must read synchronously.
+    if (!g._storage.backend.readSync) {
+      throw new TensorError(
+        `${nodeName}: the gradient has to move from ${g.device} back to ${edge.device}, where this op's input was, ` +
+          `but ${g.device.type} tensors can only be read asynchronously and backward() is synchronous. ` +
+          `Create (or move) the tensors that require grad on ${g.device} instead of moving them there inside the forward pass.`,
+      );
+    }
+    g = g.to(edge.device);
+  }
   if (g.dtype !== edge.dtype) g = g.to(edge.dtype);
   return g;
 }
@@ -96,9 +106,13 @@ function accumulate(map: Map<Node, Tensor>, node: Node, g: Tensor): void {
   map.set(node, prev ? prev.add(g) : g);
 }
 
-/** Gradient accumulation into a leaf's `.grad` (OPT-2): created when null, else added in place. */
+/**
+ * Gradient accumulation into a leaf's `.grad` (OPT-2): created when null, else added in place. The
+ * new `.grad` is always a copy: `g` may be shared (add's backward hands the same tensor to both
+ * inputs; `backward(gradient)` passes the caller's tensor), and a later `add_` must not reach it.
+ */
 function accumulateLeaf(leaf: Tensor, g: Tensor): void {
-  if (leaf.grad === null) leaf.grad = g.isContiguous() ? g.detach() : g.contiguous();
+  if (leaf.grad === null) leaf.grad = g.clone();
   else leaf.grad.add_(g);
 }
 

@@ -1,6 +1,6 @@
 // Elementwise ops: the same-device rule, PyTorch's type promotion, broadcasting, then one kernel.
 import type { BinaryOp, CompareOp, UnaryOp } from '../backend/contract.js';
-import { bool, float32, type DType } from '../dtype/dtype.js';
+import { bfloat16, bool, float16, float32, type DType } from '../dtype/dtype.js';
 import { resultType } from '../dtype/promotion.js';
 import type { Device } from '../device/device.js';
 import { DTypeError, ValueError } from '../errors/errors.js';
@@ -67,7 +67,7 @@ function operand(v: TensorOrScalar, dtype: DType, device: Device, shape: readonl
   if (!(v instanceof Tensor)) t = scalarTensor(Number(v), dtype, device);
   else if (cpuScalars.has(v)) t = scalarTensor(Number((v as Tensor).dataSync()[0]), dtype, device); // SD-3: read as a scalar
   else t = cast(v, dtype);
-  return Tensor._make(t._storage, shape, broadcastStrides(t.shape, t._strides, shape), t._offset);
+  return Tensor._internal(t._storage, shape, broadcastStrides(t.shape, t._strides, shape), t._offset);
 }
 
 /** Run one elementwise kernel over promoted, broadcast operands. */
@@ -84,11 +84,16 @@ function elementwise(
   const { compute, out: outDType } = pick(resultType(...values));
   requireCompute(backendOf(device), compute, op);
   const shape = broadcastShapes(args.map((a) => a.tensor.shape), op);
-  const out = allocate(shape, outDType, device);
-  if (out.numel() === 0) return out;
-  const refs = values.map((v) => ref(operand(v, compute, device, shape, cpuScalars)));
+  // Half-precision math with a scalar keeps the scalar in float32 (PyTorch's opmath): compute in
+  // float32 and round once, instead of rounding the scalar to the half type first.
+  const isScalar = (v: TensorOrScalar) => !(v instanceof Tensor) || cpuScalars.has(v);
+  const widen = (compute === float16 || compute === bfloat16) && outDType === compute && values.some(isScalar);
+  const computeIn = widen ? float32 : compute;
+  const out = allocate(shape, widen ? float32 : outDType, device);
+  if (out.numel() === 0) return widen ? cast(out, outDType) : out;
+  const refs = values.map((v) => ref(operand(v, computeIn, device, shape, cpuScalars)));
   launch(refs, ref(out), device);
-  return out;
+  return widen ? cast(out, outDType) : out;
 }
 
 export function unary(op: UnaryOp, x: Tensor): Tensor {

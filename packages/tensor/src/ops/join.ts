@@ -37,19 +37,21 @@ export function cat(tensors: readonly Tensor[], dim = 0): Tensor {
   shape[d] = parts.reduce((n, t) => n + t.shape[d]!, 0);
   const out = allocate(shape, dtype, device);
   const kernels = backendOf(device).kernels;
-  const starts = new Map<Tensor, number>();
+  // Where each input starts in the output, by position: the same tensor may be listed twice.
+  const starts: Array<number | undefined> = [];
   let at = 0;
   noGrad(() => {
-    for (const t of parts) {
+    for (const [i, t] of tensors.entries()) {
+      if (t.ndim === 1 && t.shape[0] === 0) continue; // skipped, as in `parts`
       const size = t.shape[d]!;
-      starts.set(t, at);
+      starts[i] = at;
       if (t.numel() > 0) kernels.copy(ref(cast(t, dtype)), ref(slice(out, d, at, at + size)));
       at += size;
     }
   });
   // Each input's gradient is its slice of the output's.
-  return record('CatBackward', out, tensors, (g) => tensors.map((t) => {
-    const start = starts.get(t);
+  return record('CatBackward', out, tensors, (g) => tensors.map((t, i) => {
+    const start = starts[i];
     return start === undefined || !t.requiresGrad ? null : slice(g, d, start, start + t.shape[d]!);
   }));
 }
@@ -112,5 +114,5 @@ export function pad(x: Tensor, padding: readonly number[], value = 0): Tensor {
 
 /** x's memory as a tensor outside the graph, for internal data movement. */
 function detachedView(x: Tensor): Tensor {
-  return Tensor._make(x._storage, x.shape, x._strides, x._offset);
+  return Tensor._internal(x._storage, x.shape, x._strides, x._offset);
 }

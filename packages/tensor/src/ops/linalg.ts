@@ -33,8 +33,8 @@ function asBatched(t: Tensor, batch: readonly number[]): Tensor {
   const strides = broadcastStrides(t.shape, t._strides, full);
   const B = numelOf(batch);
   const merged = viewStrides(batch, strides.slice(0, batch.length), [B]);
-  if (merged) return Tensor._make(t._storage, [B, r, c], [merged[0]!, strides[full.length - 2]!, strides[full.length - 1]!], t._offset);
-  return reshape(contiguousCopy(Tensor._make(t._storage, full, strides, t._offset)), [B, r, c]);
+  if (merged) return Tensor._internal(t._storage, [B, r, c], [merged[0]!, strides[full.length - 2]!, strides[full.length - 1]!], t._offset);
+  return reshape(contiguousCopy(Tensor._internal(t._storage, full, strides, t._offset)), [B, r, c]);
 }
 
 /** The batched product of a [..., M, K] and b [..., K, N]. */

@@ -4,6 +4,8 @@ import { allocate, backendOf, ref } from '../dispatch/run.js';
 import { Tensor } from '../tensor/tensor.js';
 import { broadcastStrides, checkShape, inferShape, normalizeDim, numelOf, viewStrides } from '../tensor/shape.js';
 import { noGrad } from '../autograd/grad-mode.js';
+import { int32 } from '../dtype/dtype.js';
+import { scatterAdd } from './indexing.js';
 import { record } from '../autograd/engine.js';
 import type { BackwardFn } from '../autograd/node.js';
 
@@ -172,6 +174,34 @@ export function unsqueeze(x: Tensor, dim: number): Tensor {
   shape.splice(d, 0, 1);
   strides.splice(d, 0, inner);
   return make(x, shape, strides, x._offset);
+}
+
+/**
+ * A view with explicit sizes and strides over x's elements (x must be contiguous), PyTorch's
+ * `as_strided` relative to x: windows may overlap (unfold for convolutions and pooling). The
+ * gradient sums over every place an element was viewed.
+ */
+export function asStrided(x: Tensor, size: readonly number[], stride: readonly number[], offset = 0): Tensor {
+  const shape = checkShape(size, 'asStrided');
+  if (!x.isContiguous()) throw new ShapeError('asStrided: the input must be contiguous; call .contiguous() first', 'asStrided');
+  if (!Array.isArray(stride) || stride.length !== shape.length || stride.some((s) => !Number.isInteger(s) || s < 0)) {
+    throw new ShapeError(`asStrided: expected ${shape.length} non-negative integer strides, got [${stride}]`, 'asStrided');
+  }
+  if (!Number.isInteger(offset) || offset < 0) throw new ShapeError(`asStrided: offset must be a non-negative integer, got ${offset}`, 'asStrided');
+  const last = offset + shape.reduce((acc, s, i) => acc + (s - 1) * stride[i]!, 0);
+  if (numelOf(shape) > 0 && last >= x.numel()) {
+    throw new ShapeError(`asStrided: size [${shape}] with stride [${stride}] and offset ${offset} reaches element ${last}, but the input has ${x.numel()}`, 'asStrided');
+  }
+  return make(x, shape, stride, x._offset + offset, 'AsStridedBackward', (g) => {
+    // Where each viewed element came from, as flat indices into x; repeats accumulate.
+    const n = x.numel();
+    const positions = allocate([n], int32, g.device);
+    backendOf(g.device).write(positions._storage.handle, Int32Array.from({ length: n }, (_, i) => i), 0);
+    const index = contiguousCopy(Tensor._internal(positions._storage, shape, stride, offset)).reshape([-1]);
+    const flat = allocate([n], g.dtype, g.device);
+    if (n > 0) backendOf(g.device).kernels.fill(ref(flat), 0);
+    return [scatterAdd(flat, 0, index, g.reshape([-1])).reshape(x.shape)];
+  });
 }
 
 export function flatten(x: Tensor, startDim = 0, endDim = -1): Tensor {

@@ -45,18 +45,27 @@ export class Tensor {
   /** The gradient accumulated by `backward()` (leaves, and tensors that called `retainGrad()`). */
   grad: Tensor | null = null;
 
-  private constructor(storage: Storage, shape: readonly number[], strides: readonly number[], offset: number) {
+  private constructor(storage: Storage, shape: readonly number[], strides: readonly number[], offset: number, site: CreationSite, counted: boolean) {
     this._storage = storage;
     this._shape = Object.freeze(shape.slice());
     this._strides = Object.freeze(strides.slice());
     this._offset = offset;
-    this._site = captureSite();
-    storage.retain();
+    this._site = site;
+    if (counted) storage.retain();
+    else this._disposed = true; // never holds the storage: dispose() is a no-op
   }
 
-  /** @internal Core's only way to make a tensor. */
+  /** @internal Core's way to make a tensor the user will see: it records where it was created. */
   static _make(storage: Storage, shape: readonly number[], strides: readonly number[], offset: number): Tensor {
-    return new Tensor(storage, shape, strides, offset);
+    return new Tensor(storage, shape, strides, offset, captureSite(), true);
+  }
+
+  /**
+   * @internal A view that only feeds a kernel inside one op (never returned): no creation site,
+   * and it does not keep the storage alive, so disposing the real tensors still frees it.
+   */
+  static _internal(storage: Storage, shape: readonly number[], strides: readonly number[], offset: number): Tensor {
+    return new Tensor(storage, shape, strides, offset, undefined, false);
   }
 
   get shape(): readonly number[] { return this._shape; }
@@ -207,6 +216,8 @@ export class Tensor {
   squeeze(dim?: number | readonly number[]): Tensor { return views.squeeze(this, dim); }
   unsqueeze(dim: number): Tensor { return views.unsqueeze(this, dim); }
   flatten(startDim = 0, endDim = -1): Tensor { return views.flatten(this, startDim, endDim); }
+  /** A view with explicit sizes and strides over this (contiguous) tensor's elements; windows may overlap. */
+  asStrided(size: readonly number[], stride: readonly number[], storageOffset = 0): Tensor { return views.asStrided(this, size, stride, storageOffset); }
   contiguous(): Tensor { return this.isContiguous() ? this : views.contiguousCopy(this); }
 
   // ---- elementwise ----

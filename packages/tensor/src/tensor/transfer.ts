@@ -204,7 +204,7 @@ function writeInto(dst: Tensor, value: Tensor, op: string): void {
   const local = value.device.equals(dst.device) ? value : to(value, dst.device);
   const src = cast(local, dst.dtype);
   if (dst.numel() === 0) return;
-  const view = Tensor._make(src._storage, dst.shape, broadcastStrides(src.shape, src._strides, dst.shape), src._offset);
+  const view = Tensor._internal(src._storage, dst.shape, broadcastStrides(src.shape, src._strides, dst.shape), src._offset);
   backendOf(dst.device).kernels.copy(ref(view), ref(dst));
   dst._storage.bumpVersion();
 }

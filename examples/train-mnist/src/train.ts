@@ -1,0 +1,157 @@
+// The seed's training loop, written the way a PyTorch user writes it: pick the device once, move
+// the model once, move each batch right before the forward pass.
+import '@core/backend-cpu';
+import { DataLoader, TensorDataset } from '@core/data';
+import { F } from '@core/nn';
+import { AdamW } from '@core/optim';
+import {
+  availableDevices, bestDevice, BackendUnavailableError, device as parseDevice, Generator, manualSeed, noGrad,
+  type Device, type Tensor,
+} from '@core/tensor';
+import { loadCheckpoint, saveCheckpoint } from './checkpoint.js';
+import { loadMnist, type MnistSplit } from './mnist.js';
+import { buildModel, type ModelKind } from './models.js';
+
+export type AmpMode = 'off' | 'fp16' | 'bf16' | 'auto';
+
+export interface TrainConfig {
+  readonly device: string; // 'auto' | 'cpu' | 'webgpu' | 'cuda' | 'cuda:1' …
+  readonly model: ModelKind;
+  readonly epochs: number;
+  readonly batchSize: number;
+  readonly lr: number;
+  readonly seed: number;
+  readonly amp: AmpMode;
+  /** Use only the first n training digits (quick runs, tests). */
+  readonly trainLimit?: number;
+  /** Write a checkpoint here (without extension) after every epoch. */
+  readonly checkpoint?: string;
+  /** Resume from this checkpoint (without extension). */
+  readonly resume?: string;
+  /** Stop after this many epochs in this run (the rest can be resumed). */
+  readonly stopAfterEpochs?: number;
+}
+
+export interface EpochRecord {
+  readonly epoch: number;
+  readonly step: number;
+  readonly trainLoss: number;
+  readonly testAccuracy: number;
+  readonly seconds: number;
+  readonly imagesPerSecond: number;
+  readonly stepsPerSecond: number;
+}
+
+export interface TrainResult {
+  readonly device: string;
+  readonly stepLosses: number[];
+  readonly epochs: EpochRecord[];
+  readonly notices: string[];
+}
+
+export interface TrainHooks {
+  onStep?(info: { epoch: number; done: number; total: number; loss: number; imagesPerSecond: number }): void;
+  onEpoch?(record: EpochRecord): void;
+  onNotice?(text: string): void;
+}
+
+/** `--device auto` picks the best available backend; a named one must be available, or we say why not. */
+export async function chooseDevice(flag: string): Promise<Device> {
+  if (flag === 'auto') return bestDevice();
+  const wanted = parseDevice(flag);
+  const status = (await availableDevices()).find((d) => d.type === wanted.type);
+  if (!status?.available) {
+    const why = status ? status.reason : 'no backend registered for it in this program';
+    throw new BackendUnavailableError(`--device ${flag}: ${wanted.type} is unavailable (${why}); try --device auto or --device cpu`, wanted.type, why);
+  }
+  return wanted;
+}
+
+/** Fraction of `images` the model classifies correctly, in eval mode and without autograd. */
+export async function evaluate(model: { forward(x: Tensor): Tensor; eval(): unknown; train(): unknown }, images: Tensor, labels: Tensor, dev: Device): Promise<number> {
+  model.eval();
+  let correct = 0;
+  const n = images.shape[0]!;
+  for (let start = 0; start < n; start += 500) {
+    const end = Math.min(start + 500, n);
+    const hits = noGrad(() => {
+      const x = images.slice(0, start, end).to(dev);
+      const y = labels.slice(0, start, end).to(dev);
+      return model.forward(x).argmax(1).eq(y).sum();
+    });
+    correct += await hits.item();
+  }
+  model.train();
+  return correct / n;
+}
+
+export async function train(config: TrainConfig, hooks: TrainHooks = {}, data: MnistSplit = loadMnist({ limit: config.trainLimit })): Promise<TrainResult> {
+  const notices: string[] = [];
+  const notice = (text: string) => { notices.push(text); hooks.onNotice?.(text); };
+  if (config.amp !== 'off') {
+    notice(`--amp ${config.amp}: mixed precision is not active yet (autocast and GradScaler arrive with the mixed-precision work); training in float32`);
+  }
+
+  const dev = await chooseDevice(config.device);
+  manualSeed(config.seed);
+  const model = buildModel(config.model).to(dev);
+  const optimizer = new AdamW(model.parameters(), { lr: config.lr });
+  const loaderGenerator = new Generator(config.seed);
+  const loader = new DataLoader(new TensorDataset(data.trainImages, data.trainLabels), {
+    batchSize: config.batchSize, shuffle: true, generator: loaderGenerator, pinMemory: dev.type !== 'cpu',
+  });
+
+  let startEpoch = 0;
+  let step = 0;
+  const stepLosses: number[] = [];
+  const epochs: EpochRecord[] = [];
+  if (config.resume) {
+    const state = await loadCheckpoint(config.resume, config.model, model, optimizer, dev);
+    startEpoch = state.epoch;
+    step = state.step;
+    loaderGenerator.setState(state.loaderGenerator);
+    const history = state.history as { stepLosses: number[]; epochs: EpochRecord[] };
+    stepLosses.push(...history.stepLosses);
+    epochs.push(...history.epochs);
+    notice(`resumed from ${config.resume} after epoch ${startEpoch} (step ${step})`);
+  }
+
+  const lastEpoch = Math.min(config.epochs, startEpoch + (config.stopAfterEpochs ?? Infinity));
+  for (let epoch = startEpoch; epoch < lastEpoch; epoch++) {
+    model.train();
+    const started = performance.now();
+    let seen = 0;
+    let lossSum = 0;
+    let done = 0;
+    for await (const [xb, yb] of loader) {
+      const x = xb.to(dev, { nonBlocking: true });
+      const y = yb.to(dev, { nonBlocking: true });
+      const loss = F.crossEntropy(model.forward(x), y);
+      optimizer.zeroGrad();
+      loss.backward();
+      optimizer.step();
+
+      const value = await loss.item();
+      stepLosses.push(value);
+      lossSum += value * x.shape[0]!;
+      seen += x.shape[0]!;
+      step++;
+      done++;
+      hooks.onStep?.({ epoch: epoch + 1, done, total: loader.length, loss: value, imagesPerSecond: seen / ((performance.now() - started) / 1000) });
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const testAccuracy = await evaluate(model, data.testImages, data.testLabels, dev);
+    const record: EpochRecord = {
+      epoch: epoch + 1, step, trainLoss: lossSum / seen, testAccuracy, seconds,
+      imagesPerSecond: seen / seconds, stepsPerSecond: done / seconds,
+    };
+    epochs.push(record);
+    hooks.onEpoch?.(record);
+    if (config.checkpoint) {
+      await saveCheckpoint(config.checkpoint, config.model, model, optimizer, {
+        epoch: epoch + 1, step, loaderGenerator: loaderGenerator.getState(), history: { stepLosses, epochs },
+      });
+    }
+  }
+  return { device: dev.toString(), stepLosses, epochs, notices };
+}

@@ -1,0 +1,64 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadMnist } from '../src/mnist.js';
+import { train, type TrainConfig } from '../src/train.js';
+
+const small: TrainConfig = { device: 'cpu', model: 'mlp', epochs: 2, batchSize: 32, lr: 2e-3, seed: 7, amp: 'off' };
+const data = loadMnist({ limit: 320 });
+const dirs: string[] = [];
+
+async function scratch(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'train-mnist-'));
+  dirs.push(dir);
+  return dir;
+}
+
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+describe('the training loop', () => {
+  it('loads 8,000 training and 2,000 held-out real digits with every class present', () => {
+    const full = loadMnist();
+    expect(full.trainImages.shape).toEqual([8000, 1, 28, 28]);
+    expect(full.testImages.shape).toEqual([2000, 1, 28, 28]);
+    const counts = new Array(10).fill(0);
+    for (const label of full.testLabels.dataSync()) counts[label]++;
+    expect(Math.min(...counts)).toBeGreaterThan(150);
+    const pixels = full.trainImages.slice(0, 0, 10).dataSync();
+    expect(Math.max(...pixels)).toBeLessThanOrEqual(1);
+    expect(pixels.some((v) => v > 0.5)).toBe(true);
+  });
+
+  it('gives bit-identical losses for the same seed, and different ones for another seed', async () => {
+    const a = await train(small, {}, data);
+    const b = await train(small, {}, data);
+    expect(a.stepLosses.length).toBe(20);
+    expect(b.stepLosses).toEqual(a.stepLosses);
+    const c = await train({ ...small, seed: 8 }, {}, data);
+    expect(c.stepLosses).not.toEqual(a.stepLosses);
+    // It learns: the last losses are well below the first.
+    expect(a.stepLosses.slice(-5).reduce((s, v) => s + v) / 5).toBeLessThan(a.stepLosses[0]! * 0.8);
+  });
+
+  it('resumes from a checkpoint with the same losses as an uninterrupted run', async () => {
+    const dir = await scratch();
+    const whole = await train({ ...small, checkpoint: join(dir, 'whole') }, {}, data);
+    const first = await train({ ...small, stopAfterEpochs: 1, checkpoint: join(dir, 'part') }, {}, data);
+    expect(first.epochs.length).toBe(1);
+    const resumed = await train({ ...small, resume: join(dir, 'part'), checkpoint: join(dir, 'part') }, {}, data);
+    expect(resumed.stepLosses).toEqual(whole.stepLosses);
+    expect(resumed.epochs.map((e) => e.testAccuracy)).toEqual(whole.epochs.map((e) => e.testAccuracy));
+  });
+
+  it('reports that --amp is not active yet and trains in float32', async () => {
+    const r = await train({ ...small, epochs: 1, amp: 'fp16' }, {}, data);
+    expect(r.notices.join('\n')).toMatch(/--amp fp16: mixed precision is not active yet/);
+  });
+
+  it('explains an unavailable --device', async () => {
+    await expect(train({ ...small, device: 'webgpu' }, {}, data)).rejects.toThrow(/--device webgpu: webgpu is unavailable \(no backend registered/);
+  });
+});
