@@ -79,7 +79,8 @@ export const BINARY_GRADS: Record<BinaryOp, BinaryGrad> = {
     b: { reads: ['a', 'b'], fn: (g, a, b) => unary('neg', div(mul(g, a), mul(b, b))) },
   },
   pow: {
-    a: { reads: ['a', 'b'], fn: (g, a, b) => mul(g, mul(b, binary('pow', a, binary('sub', b, 1)))) },
+    // d/da a^b = b·a^(b−1); PyTorch defines it as 0 where b = 0 (else 0·0^−1 = NaN at a = 0).
+    a: { reads: ['a', 'b'], fn: (g, a, b) => where(compare('eq', b, 0), 0, mul(g, mul(b, binary('pow', a, binary('sub', b, 1))))) },
     // d/db a^b = a^b·log a; PyTorch defines it as 0 where a = 0.
     b: { reads: ['a', 'y'], fn: (g, a, _b, y) => where(compare('eq', a, 0), 0, mul(g, mul(y, unary('log', a)))) },
   },

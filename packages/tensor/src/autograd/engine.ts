@@ -119,12 +119,14 @@ function accumulateLeaf(leaf: Tensor, g: Tensor): void {
 export function runBackward(root: Tensor, grad: Tensor, options: BackwardOptions = {}): void {
   const rootNode = root._gradFn;
   noGrad(() => {
+    // The root's gradient in the root's dtype and on its device, like every other gradient.
+    const rootGrad = conform(grad, { node: rootNode, leaf: null, shape: root.shape, dtype: root.dtype, device: root.device }, 'backward()');
     if (!rootNode) {
-      accumulateLeaf(root, grad);
+      accumulateLeaf(root, rootGrad);
       return;
     }
     const order = topologicalOrder(rootNode);
-    const grads = new Map<Node, Tensor>([[rootNode, grad]]);
+    const grads = new Map<Node, Tensor>([[rootNode, rootGrad]]);
     try {
       for (const node of order) {
         const g = grads.get(node);

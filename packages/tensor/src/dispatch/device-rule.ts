@@ -2,7 +2,6 @@
 // argument, both devices and where the stray tensor was created.
 import type { Device } from '../device/device.js';
 import { DeviceMismatchError, TensorError } from '../errors/errors.js';
-import { formatSite } from '../tensor/site.js';
 import type { Tensor } from '../tensor/tensor.js';
 
 export interface NamedArg {
@@ -18,7 +17,7 @@ function mismatch(op: string, arg: NamedArg, common: Device): DeviceMismatchErro
     argument: arg.name,
     expected: common.toString(),
     got: arg.tensor.device.toString(),
-    createdAt: formatSite(arg.tensor._site),
+    createdAt: arg.tensor._site,
   });
 }
 

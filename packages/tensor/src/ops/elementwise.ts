@@ -10,6 +10,7 @@ import { Tensor, type TensorOrScalar } from '../tensor/tensor.js';
 import { broadcastShapes, broadcastStrides } from '../tensor/shape.js';
 import { BINARY_RULES, BOOL_EQUIVALENT, UNARY_RULES, type DTypeRule } from './catalogue.js';
 import { needsGrad, record } from '../autograd/engine.js';
+import { noGrad } from '../autograd/grad-mode.js';
 import { BINARY_GRADS, UNARY_GRADS, UNARY_SAVES } from '../autograd/derivatives.js';
 
 /** A tensor holding one value, on `device`, for scalars taking part in an op. */
@@ -188,10 +189,29 @@ export function clamp(x: Tensor, min?: number | Tensor | null, max?: number | Te
   for (const [name, v] of [['min', min], ['max', max]] as const) {
     if (typeof v === 'number' && Number.isNaN(v)) throw new ValueError(`clamp: ${name} must not be NaN`);
   }
-  let r: Tensor = x;
-  if (!noMin) r = binary('maximum', r, min);
-  if (!noMax) r = binary('minimum', r, max);
-  return r;
+  const lo = noMin ? null : min;
+  const hi = noMax ? null : max;
+  const r = noGrad(() => {
+    let r: Tensor = x;
+    if (lo !== null) r = binary('maximum', r, lo);
+    if (hi !== null) r = binary('minimum', r, hi);
+    return r;
+  });
+  // PyTorch's clamp_backward: x gets the gradient where min ≤ x ≤ max (bounds included, not halved
+  // as maximum/minimum split ties); a tensor min where x < min (and min < max), a tensor max where
+  // x > max or max < min (the result is max everywhere then).
+  return record('clampBackward', r, [x, lo, hi], (g) => {
+    const inside = [lo === null ? null : compare('ge', x, lo), hi === null ? null : compare('le', x, hi)]
+      .filter((m): m is Tensor => m !== null)
+      .reduce((m1, m2) => binary('logicalAnd', m1, m2));
+    const gLo = lo instanceof Tensor && lo.requiresGrad
+      ? where(hi === null ? compare('lt', x, lo) : binary('logicalAnd', compare('lt', x, lo), compare('lt', lo, hi)), g, 0)
+      : null;
+    const gHi = hi instanceof Tensor && hi.requiresGrad
+      ? where(lo === null ? compare('gt', x, hi) : binary('logicalOr', compare('gt', x, hi), compare('lt', hi, lo)), g, 0)
+      : null;
+    return [x.requiresGrad ? where(inside, g, 0) : null, gLo, gHi];
+  }, [x, lo, hi].filter((t): t is Tensor => t instanceof Tensor));
 }
 
 export function isinf(x: Tensor): Tensor {

@@ -53,7 +53,16 @@ function reduceGrad(op: ReduceOp, g: Tensor, x: Tensor, y: Tensor): Tensor {
   const spread = expand(g, x.shape);
   switch (op) {
     case 'sum': return spread;
-    case 'prod': return binary('div', binary('mul', spread, y), x); // ∂Π/∂xᵢ = Π/xᵢ (inputs ≠ 0)
+    case 'prod': {
+      // ∂Π/∂xᵢ = Π_{j≠i} xⱼ (PyTorch's prod_backward): Π/xᵢ in a slice without zeros; in a slice with
+      // one zero, the product of the others at that zero and 0 elsewhere; with more zeros, 0.
+      const axes = y.shape.flatMap((s, i) => (s === 1 ? [i] : []));
+      const isZero = x.eq(0);
+      const zeros = reduceInto('sum', cast(isZero, int32), axes, true, int32, 'prod');
+      const others = reduceInto('prod', binary('add', x, cast(isZero, x.dtype)), axes, true, x.dtype, 'prod'); // zeros → 1
+      const atZero = binary('mul', binary('mul', spread, others), cast(isZero, g.dtype));
+      return binary('div', binary('mul', spread, y), x).where(zeros.eq(0), atZero.where(zeros.eq(1), 0));
+    }
     case 'max':
     case 'min': {
       // Ties share the gradient evenly, like PyTorch's amax/amin.

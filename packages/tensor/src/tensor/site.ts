@@ -1,38 +1,79 @@
-// Where a tensor was created, for device-mismatch messages. Capturing a stack is the only cost on the
-// happy path: V8 records frames eagerly but formats them only when `.stack` is read, i.e. on error.
+// Where a tensor was created, for device-mismatch messages. The location is reduced to a
+// "file:line:col" string at once: an unformatted V8 stack would keep every frame's receiver (other
+// tensors, modules) alive, chaining each tensor to the ones it came from.
 
 let tracking = true;
 
-/** Turn creation-site capture off (saves ~1 µs per tensor) or on. On by default. */
+/** Turn creation-site capture off (saves a few µs per op) or on. On by default. */
 export function setCreationSiteTracking(on: boolean): void {
   tracking = on;
 }
 
-export type CreationSite = { readonly stack?: string } | undefined;
+/** "file:line:col" of the user code that created a tensor, or undefined. */
+export type CreationSite = string | undefined;
+
+// Frames inside this library (core, other @core packages, backends) and the runtime are skipped:
+// the site is the first frame of the user's own code.
+const INTERNAL = /[\\/](?:@core|packages[\\/](?:tensor|nn|optim|data|backend-[\w-]+|conformance))[\\/](?:src|dist)[\\/]|[\\/]node_modules[\\/](?:@core|vitest|@vitest|tinypool|vite|vite-node)[\\/]|^node:|\(node:|<anonymous>/;
+const LOCATION = /\(?((?:file:\/\/|\/|[A-Za-z]:\\|https?:\/\/)[^()\s]*:\d+:\d+)\)?\s*$/;
+
+/** The first user location in a formatted stack (any engine's format), without the file:// scheme. */
+export function userLocation(stack: string): string | undefined {
+  for (const line of stack.split('\n')) {
+    const m = LOCATION.exec(line.trim());
+    if (m && !INTERNAL.test(m[1]!)) return m[1]!.replace(/^file:\/\//, '');
+  }
+  return undefined;
+}
+
+const internalFiles = new Map<string, boolean>();
+
+/** INTERNAL.test per file name, memoised: a program has few files and many tensors. */
+function isInternal(file: string): boolean {
+  let internal = internalFiles.get(file);
+  if (internal === undefined) {
+    internal = INTERNAL.test(file);
+    if (internalFiles.size < 10_000) internalFiles.set(file, internal);
+  }
+  return internal;
+}
+
+interface CallSite {
+  getFileName(): string | null | undefined;
+  getLineNumber(): number | null;
+  getColumnNumber(): number | null;
+}
+type PrepareStackTrace = (error: Error, frames: CallSite[]) => unknown;
+
+/**
+ * V8: pick the first user frame from the structured trace and format only that one, through the
+ * installed formatter when there is one (source-map support in tsx, vitest, …), so the location
+ * matches what the user's own stack traces show.
+ */
+function firstUserFrame(previous: PrepareStackTrace | undefined): PrepareStackTrace {
+  return (error, frames) => {
+    const user = frames.find((f) => {
+      const file = f.getFileName();
+      return file && !isInternal(file);
+    });
+    if (!user) return undefined;
+    if (!previous) return `${user.getFileName()!.replace(/^file:\/\//, '')}:${user.getLineNumber()}:${user.getColumnNumber()}`;
+    const formatted = previous(error, [user]);
+    return typeof formatted === 'string' ? userLocation(formatted) : undefined;
+  };
+}
 
 export function captureSite(): CreationSite {
   if (!tracking) return undefined;
-  // V8 (Node, Chromium) can capture without building an Error; other engines get a plain Error.
-  if (typeof Error.captureStackTrace !== 'function') return new Error();
-  const holder: { stack?: string } = {};
-  Error.captureStackTrace(holder, captureSite);
-  return holder;
-}
-
-// Frames inside this library (core, other @core packages, backends) are skipped: the site is the
-// first frame of the user's own code.
-const INTERNAL = /[\\/](?:@core|packages[\\/](?:tensor|nn|optim|data|backend-[\w-]+|conformance))[\\/](?:src|dist)[\\/]|[\\/]node_modules[\\/]@core[\\/]|^node:|\(node:|<anonymous>/;
-
-/** "file:line:col" of the first non-library frame, or undefined. */
-export function formatSite(site: CreationSite): string | undefined {
-  const stack = site?.stack;
-  if (!stack) return undefined;
-  for (const line of stack.split('\n').slice(1)) {
-    const m = /\(?((?:file:\/\/|\/|[A-Za-z]:\\|https?:\/\/)[^()\s]*:\d+:\d+)\)?\s*$/.exec(line.trim());
-    if (!m) continue;
-    const loc = m[1]!;
-    if (INTERNAL.test(loc) || /[\\/]node_modules[\\/](?:vitest|@vitest|tinypool|vite)[\\/]/.test(loc)) continue;
-    return loc.replace(/^file:\/\//, '');
+  const ErrorV8 = Error as ErrorConstructor & { prepareStackTrace?: PrepareStackTrace };
+  if (typeof ErrorV8.captureStackTrace !== 'function') return userLocation(new Error().stack ?? '');
+  const previous = ErrorV8.prepareStackTrace;
+  ErrorV8.prepareStackTrace = firstUserFrame(previous);
+  try {
+    const holder: { stack?: unknown } = {};
+    ErrorV8.captureStackTrace(holder, captureSite);
+    return holder.stack as CreationSite; // reading .stack runs firstUserFrame now
+  } finally {
+    ErrorV8.prepareStackTrace = previous;
   }
-  return undefined;
 }
