@@ -394,7 +394,7 @@ describe('grad mode', () => {
         expect(isGradEnabled()).toBe(true);
         const b = x.mul(2);
         expect(b.requiresGrad).toBe(true);
-        expect(b.gradFn).toBe('mulBackward');
+        expect(b.gradFn).toBe('MulBackward');
         noGrad(() => expect(isGradEnabled()).toBe(false));
         expect(isGradEnabled()).toBe(true);
       });
@@ -536,7 +536,7 @@ describe('in-place ops', () => {
     const y = x.exp(); // expBackward saves its output y
     const loss = y.sum();
     y.add_(1);
-    expectError(() => loss.backward(), TensorError, 'one of the variables needed for gradient computation has been modified by an inplace operation', 'expected version 0', 'expBackward');
+    expectError(() => loss.backward(), TensorError, 'one of the variables needed for gradient computation has been modified by an inplace operation', 'expected version 0', 'ExpBackward');
   });
 
   it('modifying a saved leaf in place (under noGrad), then backward, is detected too', () => {
@@ -588,9 +588,9 @@ describe('in-place ops', () => {
     expect(vals(a.grad)).toEqual([3, 3]);
   });
 
-  // PyTorch saves a clone of self for in-place ops whose backward reads self (mul_, div_, clamp_ …);
-  // here the saved self is the overwritten tensor, so backward fails its version check.
-  it.fails('known bug: y.mul_(b) on a non-leaf y fails at backward instead of using y\'s old value', () => {
+  // Like PyTorch, an in-place op whose backward reads self (mul_, div_, clamp_ …) works from a copy
+  // of the old value, so the in-place write does not invalidate it.
+  it('y.mul_(b) on a non-leaf y backpropagates through y\'s old value', () => {
     const a = leaf([1, 2, 3]);
     const b = leaf([4, 5, 6]);
     const y = a.mul(2);
@@ -739,15 +739,15 @@ describe('gradFn names', () => {
     const x = leaf([[1, 2], [3, 4]]);
     expect(x.gradFn).toBeNull();
     expect(x.isLeaf).toBe(true);
-    expect(x.mul(2).gradFn).toBe('mulBackward');
-    expect(x.add(x).gradFn).toBe('addBackward');
-    expect(x.exp().gradFn).toBe('expBackward');
+    expect(x.mul(2).gradFn).toBe('MulBackward');
+    expect(x.add(x).gradFn).toBe('AddBackward');
+    expect(x.exp().gradFn).toBe('ExpBackward');
     expect(x.permute([1, 0]).gradFn).toBe('PermuteBackward');
     expect(x.to(float32).gradFn).toBe('ToCopyBackward');
-    expect(x.mm(x).gradFn).toBe('mmBackward');
+    expect(x.mm(x).gradFn).toBe('MmBackward');
     expect(cat([x, x]).gradFn).toBe('CatBackward');
     expect(x.clone().gradFn).toBe('CloneBackward');
-    expect(x.sum(0, true).gradFn).toBe('sumBackward');
+    expect(x.sum(0, true).gradFn).toBe('SumBackward');
     expect(x.slice(0, 0, 1).gradFn).toBe('SliceBackward');
     expect(x.detach().gradFn).toBeNull();
     expect(noGrad(() => x.mul(2)).gradFn).toBeNull();

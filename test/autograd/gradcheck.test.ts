@@ -465,9 +465,9 @@ describe('gradcheck helper', () => {
 
   it('softmax takes the fused path only when fused kernels are enabled', () => {
     const x = tensor([[0.1, 0.2], [0.3, -0.4]], { dtype: float64 }).requiresGrad_();
-    expect(withFused(true, () => x.softmax(1)).gradFn).toBe('softmaxBackward');
-    expect(withFused(false, () => x.softmax(1)).gradFn).not.toBe('softmaxBackward');
-    expect(withFused(true, () => x.logSoftmax(1)).gradFn).toBe('logSoftmaxBackward');
-    expect(withFused(false, () => x.logSoftmax(1)).gradFn).not.toBe('logSoftmaxBackward');
+    expect(withFused(true, () => x.softmax(1)).gradFn).toBe('SoftmaxBackward');
+    expect(withFused(false, () => x.softmax(1)).gradFn).not.toBe('SoftmaxBackward');
+    expect(withFused(true, () => x.logSoftmax(1)).gradFn).toBe('LogSoftmaxBackward');
+    expect(withFused(false, () => x.logSoftmax(1)).gradFn).not.toBe('LogSoftmaxBackward');
   });
 });

@@ -28,7 +28,8 @@ function edgeOf(x: unknown): Edge | null {
  */
 export function record(name: string, out: Tensor, inputs: readonly unknown[], backward: BackwardFn, saved: readonly Tensor[] = []): Tensor {
   if (!out.dtype.isFloatingPoint || !needsGrad(inputs)) return out; // int/bool results carry no gradient
-  out._setGradFn(new Node(name, inputs.map(edgeOf), backward, saved));
+  // PyTorch's naming: 'mulBackward' → 'MulBackward'.
+  out._setGradFn(new Node(name.charAt(0).toUpperCase() + name.slice(1), inputs.map(edgeOf), backward, saved));
   return out;
 }
 

@@ -13,6 +13,7 @@ import * as sm from '../ops/softmax.js';
 import * as xfer from './transfer.js';
 import type { Node } from '../autograd/node.js';
 import { runBackward, type BackwardOptions } from '../autograd/engine.js';
+import { isGradEnabled } from '../autograd/grad-mode.js';
 import { DTypeError, TensorError } from '../errors/errors.js';
 
 export type Scalar = number | boolean;
@@ -269,11 +270,18 @@ export class Tensor {
   where(condition: Tensor, other: TensorOrScalar): Tensor { return ew.where(condition, this, other); }
 
   // ---- in place (TP-4: the result must be castable to this dtype) ----
-  add_(other: TensorOrScalar, alpha?: number): this { xfer.assign(this, ew.add(this, other, alpha), 'add_'); return this; }
-  sub_(other: TensorOrScalar, alpha?: number): this { xfer.assign(this, ew.sub(this, other, alpha), 'sub_'); return this; }
-  mul_(other: TensorOrScalar): this { xfer.assign(this, ew.binary('mul', this, other), 'mul_'); return this; }
-  div_(other: TensorOrScalar): this { xfer.assign(this, ew.binary('div', this, other), 'div_'); return this; }
-  clamp_(min?: number | Tensor | null, max?: number | Tensor | null): this { xfer.assign(this, ew.clamp(this, min, max), 'clamp_'); return this; }
+  add_(other: TensorOrScalar, alpha?: number): this { xfer.assign(this, ew.add(this.inPlaceSource(), other, alpha), 'add_'); return this; }
+  sub_(other: TensorOrScalar, alpha?: number): this { xfer.assign(this, ew.sub(this.inPlaceSource(), other, alpha), 'sub_'); return this; }
+  mul_(other: TensorOrScalar): this { xfer.assign(this, ew.binary('mul', this.inPlaceSource(), other), 'mul_'); return this; }
+  div_(other: TensorOrScalar): this { xfer.assign(this, ew.binary('div', this.inPlaceSource(), other), 'div_'); return this; }
+  clamp_(min?: number | Tensor | null, max?: number | Tensor | null): this { xfer.assign(this, ew.clamp(this.inPlaceSource(), min, max), 'clamp_'); return this; }
+  /**
+   * The value an in-place op reads. When autograd records it, that is a copy: the op's backward
+   * may need the old value, which the in-place write is about to overwrite.
+   */
+  private inPlaceSource(): Tensor {
+    return this._gradFn !== null && isGradEnabled() ? views.contiguousCopy(this) : this;
+  }
   fill_(value: number): this { xfer.fill(this, value); return this; }
   zero_(): this { xfer.fill(this, 0); return this; }
 
