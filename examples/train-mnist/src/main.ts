@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   const final = result.epochs[result.epochs.length - 1];
 
   await writeFile(join(outDir, 'chart.svg'), renderChart({ stepLosses: result.stepLosses, epochs: result.epochs.map((e) => ({ step: e.step, testAccuracy: e.testAccuracy })) }));
-  await writeFile(join(outDir, 'log.json'), JSON.stringify({ config, device: result.device, wallSeconds: total, ...result }, null, 1));
+  await writeFile(join(outDir, 'log.json'), JSON.stringify({ config, wallSeconds: total, ...result }, null, 1));
   console.log(`\nTrained a ${config.model} on ${result.device} in ${total.toFixed(1)} s: test accuracy ${final ? (final.testAccuracy * 100).toFixed(2) : '–'}% on 2,000 held-out digits.`);
   console.log(`Wrote ${join(outDir, 'chart.svg')}, ${join(outDir, 'log.json')} and ${join(outDir, 'checkpoint')}.{safetensors,json}`);
 }
