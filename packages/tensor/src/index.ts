@@ -21,6 +21,7 @@ export {
 export { Tensor, type Scalar, type TensorOrScalar, type ToOptions } from './tensor/tensor.js';
 export type { NestedArray, DataArray } from './tensor/transfer.js';
 export { setCreationSiteTracking } from './tensor/site.js';
+export { checkSameDevice } from './dispatch/device-rule.js';
 export {
   tensor, zeros, ones, full, empty, arange, linspace, rand, randn, randint,
   zerosLike, onesLike, fullLike, emptyLike, randLike, randnLike, randintLike,

@@ -43,6 +43,15 @@ export function iteratorDevice(op: string, args: readonly NamedArg[]): { device:
   return { device: common, cpuScalars };
 }
 
+/**
+ * The schema-order check (SD-5) for libraries built on core (nn's layers…): absent optional
+ * tensors (a missing bias) are skipped; the first present one decides.
+ */
+export function checkSameDevice(op: string, args: readonly { readonly name: string; readonly tensor: Tensor | null | undefined }[]): void {
+  const present = args.filter((a): a is NamedArg => a.tensor != null);
+  if (present.length > 0) schemaDevice(op, present);
+}
+
 /** mm, matmul, cat, gather, index_select… (SD-5): the first tensor argument decides; no exemption. */
 export function schemaDevice(op: string, args: readonly NamedArg[]): Device {
   const common = args[0]!.tensor.device;

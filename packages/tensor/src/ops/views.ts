@@ -14,7 +14,7 @@ import type { BackwardFn } from '../autograd/node.js';
  * fits every view with x's elements in x's order (view, reshape, squeeze, unsqueeze, alias).
  */
 function make(x: Tensor, shape: readonly number[], strides: readonly number[], offset: number, name = 'ViewBackward', backward?: BackwardFn): Tensor {
-  const out = Tensor._make(x._storage, shape, strides, offset);
+  const out = Tensor._viewOf(x, shape, strides, offset);
   return record(name, out, [x], backward ?? ((g) => [g.reshape(x.shape)]));
 }
 
@@ -25,7 +25,7 @@ export function alias(x: Tensor): Tensor {
 
 /** A new tensor object over the same memory, cut from the graph (`detach()`). */
 export function detach(x: Tensor): Tensor {
-  return Tensor._make(x._storage, x.shape, x._strides, x._offset);
+  return Tensor._viewOf(x, x.shape, x._strides, x._offset);
 }
 
 /** A contiguous copy of any view. */

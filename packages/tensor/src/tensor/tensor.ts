@@ -62,6 +62,14 @@ export class Tensor {
   }
 
   /**
+   * @internal A view the user will see (reshape, permute, …): it shares the base's memory and its
+   * creation site, so a stray view is reported where its data was made.
+   */
+  static _viewOf(base: Tensor, shape: readonly number[], strides: readonly number[], offset: number): Tensor {
+    return new Tensor(base._storage, shape, strides, offset, base._site, true);
+  }
+
+  /**
    * @internal A view that only feeds a kernel inside one op (never returned): no creation site,
    * and it does not keep the storage alive, so disposing the real tensors still frees it.
    */

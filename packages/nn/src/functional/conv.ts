@@ -1,0 +1,72 @@
+// F.conv2d as im2col + one batched matmul: pad, view the windows with asStrided, copy them into a
+// [N, groups, C/groups·kh·kw, outH·outW] matrix, multiply by the weight viewed as
+// [groups, O/groups, C/groups·kh·kw]. Autograd differentiates the decomposition.
+import { pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
+import { checkFloating, checkRank, checkTensor, pair, shapeText, type Pair } from '../internal/args.js';
+import { checkSameDevice } from '@core/tensor';
+import { checkSameDType } from './linear.js';
+import { checkOutputSize, convOutputSize, slidingWindows } from './windows.js';
+
+export type Conv2dPadding = Pair | 'valid' | 'same';
+
+export interface Conv2dOptions {
+  readonly stride?: Pair;
+  /** Zeros added on both sides, `'valid'` (none) or `'same'` (output size = input size; stride 1). */
+  readonly padding?: Conv2dPadding;
+  readonly dilation?: Pair;
+  readonly groups?: number;
+}
+
+/** [top, bottom, left, right] zero padding. */
+function paddingOf(padding: Conv2dPadding, kernel: [number, number], stride: [number, number], dilation: [number, number]): [number, number, number, number] {
+  if (padding === 'valid') return [0, 0, 0, 0];
+  if (padding === 'same') {
+    if (stride[0] !== 1 || stride[1] !== 1) throw new ValueError("conv2d(): padding='same' is not supported for strided convolutions");
+    // PyTorch puts the odd pixel of padding at the end.
+    const [th, tw] = [dilation[0] * (kernel[0] - 1), dilation[1] * (kernel[1] - 1)];
+    return [Math.floor(th / 2), th - Math.floor(th / 2), Math.floor(tw / 2), tw - Math.floor(tw / 2)];
+  }
+  if (typeof padding === 'string') throw new ValueError(`conv2d(): invalid padding string ${JSON.stringify(padding)}; use 'valid' or 'same'`);
+  const [ph, pw] = pair(padding, 'padding', 'conv2d');
+  return [ph, ph, pw, pw];
+}
+
+/** 2-D convolution (cross-correlation, like PyTorch) of [N, C, H, W] or [C, H, W] input. */
+export function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options: Conv2dOptions = {}): Tensor {
+  checkTensor(input, 'input', 'conv2d');
+  checkTensor(weight, 'weight', 'conv2d');
+  if (bias != null) checkTensor(bias, 'bias', 'conv2d');
+  checkSameDevice('conv2d', [{ name: 'weight', tensor: weight }, { name: 'bias', tensor: bias }, { name: 'input', tensor: input }]);
+  checkFloating(input, 'input', 'conv2d');
+  checkSameDType('conv2d', input, weight);
+  checkRank(input, [3, 4], '3D (unbatched) or 4D (batched) input to conv2d', 'conv2d');
+  if (weight.ndim !== 4) throw new ShapeError(`conv2d(): weight must be 4-D [outChannels, inChannels/groups, kH, kW], got ${shapeText(weight.shape)}`, 'conv2d');
+  const groups = options.groups ?? 1;
+  if (!Number.isInteger(groups) || groups < 1) throw new ValueError(`conv2d(): groups must be a positive integer, got ${groups}`);
+  const stride = pair(options.stride ?? 1, 'stride', 'conv2d', 1);
+  const dilation = pair(options.dilation ?? 1, 'dilation', 'conv2d', 1);
+  const x = input.ndim === 4 ? input : input.unsqueeze(0);
+  const [N, C, H, W] = x.shape as [number, number, number, number];
+  const [O, Cg, kh, kw] = weight.shape as [number, number, number, number];
+  if (Cg * groups !== C) {
+    throw new ShapeError(
+      `conv2d(): Given groups=${groups}, weight of size ${shapeText(weight.shape)}, expected input${shapeText(x.shape)} to have ${Cg * groups} channels, but got ${C} channels instead`,
+      'conv2d',
+    );
+  }
+  if (O % groups !== 0) throw new ShapeError(`conv2d(): out channels (${O}) must be divisible by groups (${groups})`, 'conv2d');
+  if (bias != null && (bias.ndim !== 1 || bias.shape[0] !== O)) {
+    throw new ShapeError(`conv2d(): bias must have shape [${O}] (one per output channel), got ${shapeText(bias.shape)}`, 'conv2d');
+  }
+  const [top, bottom, left, right] = paddingOf(options.padding ?? 0, [kh, kw], stride, dilation);
+  const xp = top + bottom + left + right > 0 ? pad(x, [left, right, top, bottom]) : x;
+  const [Hp, Wp] = [H + top + bottom, W + left + right];
+  const out: [number, number] = [convOutputSize(Hp, kh, stride[0], dilation[0]), convOutputSize(Wp, kw, stride[1], dilation[1])];
+  checkOutputSize('conv2d', [H, W], out, O);
+  const K = Cg * kh * kw;
+  const cols = slidingWindows(xp, { kernel: [kh, kw], stride, dilation, out }, 'kernel-first').reshape([N, groups, K, out[0] * out[1]]);
+  // [groups, O/g, K] @ [N, groups, K, L] → [N, groups, O/g, L]: one matmul per (sample, group).
+  let y = weight.reshape([groups, O / groups, K]).matmul(cols).reshape([N, O, out[0], out[1]]);
+  if (bias != null) y = y.add(bias.reshape([1, O, 1, 1]));
+  return input.ndim === 4 ? y : y.squeeze(0);
+}

@@ -1,0 +1,55 @@
+// nn.Linear(inFeatures, outFeatures): y = x·Wᵀ + b, with PyTorch's default init.
+import { empty, ValueError, type Tensor } from '@core/tensor';
+import { Module } from '../module.js';
+import { Parameter } from '../parameter.js';
+import { linear } from '../functional/linear.js';
+import { defaultLayerInit } from '../internal/layer-init.js';
+import type { FactoryOptions } from '../internal/args.js';
+
+export interface LinearOptions extends FactoryOptions {
+  readonly bias?: boolean;
+}
+
+function checkSize(value: number, name: string, op: string): void {
+  if (!Number.isInteger(value) || value < 0) throw new ValueError(`${op}: ${name} must be a non-negative integer, got ${value}`);
+}
+
+export class Linear extends Module {
+  readonly inFeatures: number;
+  readonly outFeatures: number;
+  /** [outFeatures, inFeatures]. */
+  weight: Parameter;
+  bias: Parameter | null;
+
+  constructor(inFeatures: number, outFeatures: number, { bias = true, device, dtype }: LinearOptions = {}) {
+    super();
+    checkSize(inFeatures, 'inFeatures', 'Linear');
+    checkSize(outFeatures, 'outFeatures', 'Linear');
+    this.inFeatures = inFeatures;
+    this.outFeatures = outFeatures;
+    const factory = { ...(device !== undefined ? { device } : {}), ...(dtype !== undefined ? { dtype } : {}) };
+    this.weight = Parameter(empty([outFeatures, inFeatures], factory));
+    this.bias = bias ? Parameter(empty([outFeatures], factory)) : null;
+    this.resetParameters();
+  }
+
+  /** weight ~ U(±1/√inFeatures) (kaiming_uniform with a = √5), bias ~ U(±1/√inFeatures). */
+  resetParameters(): void {
+    defaultLayerInit(this.weight, this.bias);
+  }
+
+  forward(input: Tensor): Tensor {
+    return linear(input, this.weight, this.bias);
+  }
+
+  override extraRepr(): string {
+    return `inFeatures=${this.inFeatures}, outFeatures=${this.outFeatures}, bias=${this.bias !== null}`;
+  }
+}
+
+/** A placeholder that returns its input (handy when swapping layers out). */
+export class Identity extends Module {
+  forward(input: Tensor): Tensor {
+    return input;
+  }
+}

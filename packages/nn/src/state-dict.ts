@@ -1,0 +1,69 @@
+// Loading a state dict into a module's tensors: PyTorch's checks and messages
+// ("Error(s) in loading state_dict for Net: …"), then in-place copies that keep the objects.
+import { noGrad, Tensor, TensorError } from '@core/tensor';
+import { shapeText, sameShape } from './internal/args.js';
+
+/** Parameters and buffers by dotted name ("0.weight", "bn.runningMean"), in registration order. */
+export type StateDict = Record<string, Tensor>;
+
+/** The keys that did not line up (returned by `loadStateDict`, also when not strict). */
+export interface IncompatibleKeys {
+  readonly missingKeys: string[];
+  readonly unexpectedKeys: string[];
+}
+
+export interface SizeMismatch {
+  readonly key: string;
+  readonly checkpointShape: readonly number[];
+  readonly modelShape: readonly number[];
+}
+
+/** A state dict that does not fit the module; the fields list what went wrong. */
+export class StateDictError extends TensorError implements IncompatibleKeys {
+  constructor(
+    message: string,
+    readonly missingKeys: string[],
+    readonly unexpectedKeys: string[],
+    readonly sizeMismatches: SizeMismatch[],
+  ) {
+    super(message);
+  }
+}
+
+const quoted = (keys: readonly string[]) => keys.map((k) => `"${k}"`).join(', ');
+
+/** Check `source` against `target` (the module's own tensors by name) and copy it in. */
+export function loadStateDictInto(moduleName: string, target: StateDict, source: StateDict, strict: boolean): IncompatibleKeys {
+  if (source === null || typeof source !== 'object' || source instanceof Tensor) {
+    throw new TypeError(`Expected stateDict to be a Record<string, Tensor>, got ${source === null ? 'null' : typeof source}`);
+  }
+  const missingKeys = Object.keys(target).filter((k) => !Object.prototype.hasOwnProperty.call(source, k));
+  const unexpectedKeys = Object.keys(source).filter((k) => !Object.prototype.hasOwnProperty.call(target, k));
+  const errors: string[] = [];
+  const sizeMismatches: SizeMismatch[] = [];
+  for (const [key, own] of Object.entries(target)) {
+    if (!Object.prototype.hasOwnProperty.call(source, key)) continue;
+    const value: unknown = source[key];
+    if (!(value instanceof Tensor)) {
+      errors.push(`While copying the parameter named "${key}", expected a Tensor from checkpoint but received ${value === null ? 'null' : typeof value}.`);
+    } else if (!sameShape(value.shape, own.shape)) {
+      sizeMismatches.push({ key, checkpointShape: value.shape, modelShape: own.shape });
+      errors.push(`size mismatch for ${key}: copying a param with shape ${shapeText(value.shape)} from checkpoint, the shape in current model is ${shapeText(own.shape)}.`);
+    }
+  }
+  if (strict) {
+    if (unexpectedKeys.length > 0) errors.unshift(`Unexpected key(s) in state_dict: ${quoted(unexpectedKeys)}.`);
+    if (missingKeys.length > 0) errors.unshift(`Missing key(s) in state_dict: ${quoted(missingKeys)}.`);
+  }
+  if (errors.length > 0) {
+    throw new StateDictError(`Error(s) in loading state_dict for ${moduleName}:\n\t${errors.join('\n\t')}`, missingKeys, unexpectedKeys, sizeMismatches);
+  }
+  // Checked first, copied after: a failed load leaves the module untouched.
+  noGrad(() => {
+    for (const [key, own] of Object.entries(target)) {
+      const value = source[key];
+      if (value instanceof Tensor && value !== own) own.copy_(value);
+    }
+  });
+  return { missingKeys, unexpectedKeys };
+}
