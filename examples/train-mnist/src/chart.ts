@@ -33,7 +33,9 @@ export function renderChart({ stepLosses, epochs }: ChartData): string {
   const maxLoss = Math.max(...losses, 1e-6);
   const x = (step: number) => PAD + ((W - 2 * PAD) * step) / steps;
   const yLoss = (v: number) => H - PAD - ((H - 2 * PAD) * v) / maxLoss;
-  const yAcc = (v: number) => H - PAD - (H - 2 * PAD) * v;
+  // Accuracy climbs fast: zoom its axis to [floor of the lowest, 100%] in 10% steps.
+  const accFloor = Math.max(0, Math.floor((Math.min(1, ...epochs.map((e) => e.testAccuracy)) - 0.02) * 10) / 10);
+  const yAcc = (v: number) => H - PAD - ((H - 2 * PAD) * (v - accFloor)) / (1 - accFloor);
   const lossLine = polyline(losses.map((v, i) => [x(i + 1), yLoss(v)]), '#1f77b4');
   const accLine = polyline(epochs.map((e) => [x(e.step), yAcc(e.testAccuracy)]), '#d62728');
   const accDots = epochs
@@ -51,10 +53,11 @@ export function renderChart({ stepLosses, epochs }: ChartData): string {
     accLine,
     accDots,
     label(PAD, PAD - 12, `training loss (20-step average), max ${maxLoss.toFixed(3)}`, 'start', '#1f77b4'),
-    label(W - PAD, PAD - 12, 'test accuracy (0–100%)', 'end', '#d62728'),
+    label(W - PAD, PAD - 12, `test accuracy after each epoch (${Math.round(accFloor * 100)}–100%)`, 'end', '#d62728'),
     label(W / 2, H - PAD + 32, `step (1–${steps})`, 'middle'),
     label(PAD - 6, H - PAD + 4, '0', 'end'),
     label(W - PAD + 6, PAD + 4, '100%', 'start', '#d62728'),
+    label(W - PAD + 6, H - PAD + 4, `${Math.round(accFloor * 100)}%`, 'start', '#d62728'),
     '</svg>',
   ].join('\n');
 }
