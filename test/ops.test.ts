@@ -10,6 +10,7 @@ import {
 } from '@core/tensor';
 import { registerFakeBackend } from './helpers/fake-backend.js';
 import { expectClose, expectError } from './helpers/assert.js';
+import { prng } from './helpers/random.js';
 
 registerFakeBackend();
 
@@ -19,17 +20,6 @@ function vals(t: Tensor): number[] {
   return Array.from(t.dataSync());
 }
 
-/** mulberry32, so random inputs are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** n float32 values uniform in [lo, hi). */
 function randomF32(n: number, seed: number, lo = -2, hi = 2): number[] {

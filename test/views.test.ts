@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { arange, float32, int32, ShapeError, tensor, zeros, type Tensor } from '@core/tensor';
 import { viewStrides } from '../packages/tensor/src/tensor/shape.js';
 import { expectError } from './helpers/assert.js';
+import { prng } from './helpers/random.js';
 
 /** 0..n-1 as float32, reshaped. */
 function iota(shape: number[]): Tensor {
@@ -325,17 +326,6 @@ describe('views share storage with their base', () => {
 
 // ---- randomized property test of viewStrides ----
 
-/** mulberry32: a small deterministic PRNG, so failures reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Storage offsets of every element of (shape, strides) in row-major logical order. */
 function offsets(shape: readonly number[], strides: readonly number[]): number[] {

@@ -11,20 +11,10 @@ import {
   type DType, type Tensor,
 } from '@core/tensor';
 import { expectClose } from '../helpers/assert.js';
+import { prng } from '../helpers/random.js';
 
 // ---- inputs ----
 
-/** mulberry32: the same pseudo-random inputs on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function numel(shape: readonly number[]): number {
   return shape.reduce((n, s) => n * s, 1);
