@@ -6,6 +6,7 @@ import { checkFloating, checkRank, checkTensor, pair, shapeText, type Pair } fro
 import { checkSameDevice } from '@core/tensor';
 import { checkSameDType } from './linear.js';
 import { checkOutputSize, convOutputSize, slidingWindows } from './windows.js';
+import { autocastOp } from '@core/tensor';
 
 export type Conv2dPadding = Pair | 'valid' | 'same';
 
@@ -31,8 +32,13 @@ function paddingOf(padding: Conv2dPadding, kernel: [number, number], stride: [nu
   return [ph, ph, pw, pw];
 }
 
-/** 2-D convolution (cross-correlation, like PyTorch) of [N, C, H, W] or [C, H, W] input. */
+/** 2-D convolution (cross-correlation, like PyTorch) of [N, C, H, W] or [C, H, W] input. Autocast: lower precision (AC-8). */
 export function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options: Conv2dOptions = {}): Tensor {
+  return autocastOp('conv2d', [input, weight, bias] as const, (x, w, b) => conv2dImpl(x, w, b, options));
+}
+
+/** 2-D convolution (cross-correlation, like PyTorch) of [N, C, H, W] or [C, H, W] input. */
+function conv2dImpl(input: Tensor, weight: Tensor, bias?: Tensor | null, options: Conv2dOptions = {}): Tensor {
   checkTensor(input, 'input', 'conv2d');
   checkTensor(weight, 'weight', 'conv2d');
   if (bias != null) checkTensor(bias, 'bias', 'conv2d');

@@ -4,6 +4,7 @@
 import { DTypeError, int32, ShapeError, ValueError, where, type Tensor } from '@core/tensor';
 import { checkFloating, checkReduction, checkTensor, sameShape, shapeText, type Reduction } from '../internal/args.js';
 import { checkSameDevice } from '@core/tensor';
+import { autocastOp } from '@core/tensor';
 
 export interface NLLLossOptions {
   /** A rescaling weight per class, shape [C]. */
@@ -95,8 +96,13 @@ function reduceWeighted(losses: Tensor, denominator: Tensor, reduction: Reductio
   }
 }
 
-/** Negative log likelihood of log-probabilities `input` ([N, C, …] or [C]) at int32 class indices. */
+/** Negative log likelihood of log-probabilities at int32 class indices. Autocast: float32 (AC-9). */
 export function nllLoss(input: Tensor, target: Tensor, options: NLLLossOptions = {}): Tensor {
+  return autocastOp('nllLoss', [input, target] as const, (x, t) => nllLossImpl(x, t, options));
+}
+
+/** Negative log likelihood of log-probabilities `input` ([N, C, …] or [C]) at int32 class indices. */
+function nllLossImpl(input: Tensor, target: Tensor, options: NLLLossOptions = {}): Tensor {
   const { weight, ignoreIndex = -100 } = options;
   const reduction = checkReduction(options.reduction ?? 'mean', 'nllLoss');
   checkTensor(input, 'input', 'nllLoss');
@@ -111,11 +117,16 @@ export function nllLoss(input: Tensor, target: Tensor, options: NLLLossOptions =
   return reduceWeighted(losses, weights, reduction);
 }
 
+/** Cross entropy of logits against class indices or probabilities. Autocast: float32 (AC-9). */
+export function crossEntropy(input: Tensor, target: Tensor, options: CrossEntropyOptions = {}): Tensor {
+  return autocastOp('crossEntropy', [input, target] as const, (x, t) => crossEntropyImpl(x, t, options));
+}
+
 /**
  * Cross entropy of logits `input` ([N, C, …] or [C]) against int32 class indices ([N, …]), or
  * against class probabilities (a floating target of the input's shape).
  */
-export function crossEntropy(input: Tensor, target: Tensor, options: CrossEntropyOptions = {}): Tensor {
+function crossEntropyImpl(input: Tensor, target: Tensor, options: CrossEntropyOptions = {}): Tensor {
   const { weight, ignoreIndex = -100, labelSmoothing = 0 } = options;
   const reduction = checkReduction(options.reduction ?? 'mean', 'crossEntropy');
   checkTensor(input, 'input', 'crossEntropy');

@@ -2,6 +2,7 @@
 import { DTypeError, ShapeError, type Tensor } from '@core/tensor';
 import { checkTensor, shapeText } from '../internal/args.js';
 import { checkSameDevice } from '@core/tensor';
+import { autocastOp } from '@core/tensor';
 
 /** Check that input and weight share a dtype, naming both fixes (matrix products never promote). */
 export function checkSameDType(op: string, input: Tensor, weight: Tensor): void {
@@ -14,7 +15,12 @@ export function checkSameDType(op: string, input: Tensor, weight: Tensor): void 
   }
 }
 
+/** y = x·Wᵀ + b. Autocast: lower precision for all three (AC-8). */
 export function linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {
+  return autocastOp('linear', [input, weight, bias] as const, linearImpl);
+}
+
+function linearImpl(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor {
   checkTensor(input, 'input', 'linear');
   checkTensor(weight, 'weight', 'linear');
   if (bias != null) checkTensor(bias, 'bias', 'linear');

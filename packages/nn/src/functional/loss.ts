@@ -3,6 +3,7 @@
 import { ShapeError, type Tensor } from '@core/tensor';
 import { checkFloating, checkReduction, checkTensor, reduce, sameShape, shapeText, type Reduction } from '../internal/args.js';
 import { checkSameDevice } from '@core/tensor';
+import { autocastOp } from '@core/tensor';
 
 function checkPair(op: string, input: Tensor, target: Tensor): void {
   checkTensor(input, 'input', op);
@@ -18,8 +19,13 @@ function checkPair(op: string, input: Tensor, target: Tensor): void {
   }
 }
 
-/** Mean (or sum, or elementwise) squared error. */
+/** Mean (or sum, or elementwise) squared error. Autocast: float32 (AC-9). */
 export function mseLoss(input: Tensor, target: Tensor, options: { reduction?: Reduction } = {}): Tensor {
+  return autocastOp('mseLoss', [input, target] as const, (x, t) => mseLossImpl(x, t, options));
+}
+
+/** Mean (or sum, or elementwise) squared error. */
+function mseLossImpl(input: Tensor, target: Tensor, options: { reduction?: Reduction } = {}): Tensor {
   const reduction = checkReduction(options.reduction ?? 'mean', 'mseLoss');
   checkPair('mseLoss', input, target);
   const diff = input.sub(target);
@@ -34,8 +40,13 @@ export interface BCEWithLogitsOptions {
   readonly reduction?: Reduction;
 }
 
-/** Binary cross entropy of logits, σ folded in stably (no overflow for large |x|). */
+/** Binary cross entropy of logits, σ folded in stably. Autocast: float32 (AC-9). */
 export function binaryCrossEntropyWithLogits(input: Tensor, target: Tensor, options: BCEWithLogitsOptions = {}): Tensor {
+  return autocastOp('binaryCrossEntropyWithLogits', [input, target] as const, (x, t) => bceWithLogitsImpl(x, t, options));
+}
+
+/** Binary cross entropy of logits, σ folded in stably (no overflow for large |x|). */
+function bceWithLogitsImpl(input: Tensor, target: Tensor, options: BCEWithLogitsOptions = {}): Tensor {
   const { weight, posWeight } = options;
   const reduction = checkReduction(options.reduction ?? 'mean', 'binaryCrossEntropyWithLogits');
   checkPair('binaryCrossEntropyWithLogits', input, target);

@@ -3,9 +3,15 @@
 import { noGrad, ShapeError, ValueError, type Tensor } from '@core/tensor';
 import { checkFloating, checkTensor, opmathDType, sameShape, shapeText } from '../internal/args.js';
 import { checkSameDevice } from '@core/tensor';
+import { autocastOp } from '@core/tensor';
+
+/** Layer normalisation over the last dims. Autocast: float32 on GPUs (AC-9); unlisted on the cpu. */
+export function layerNorm(input: Tensor, normalizedShape: number | readonly number[], weight?: Tensor | null, bias?: Tensor | null, eps = 1e-5): Tensor {
+  return autocastOp('layerNorm', [input, weight, bias] as const, (x, w, b) => layerNormImpl(x, normalizedShape, w, b, eps));
+}
 
 /** (x − E[x]) / √(Var[x] + eps) · weight + bias over the last `normalizedShape.length` dims (biased variance). */
-export function layerNorm(input: Tensor, normalizedShape: number | readonly number[], weight?: Tensor | null, bias?: Tensor | null, eps = 1e-5): Tensor {
+function layerNormImpl(input: Tensor, normalizedShape: number | readonly number[], weight?: Tensor | null, bias?: Tensor | null, eps = 1e-5): Tensor {
   checkTensor(input, 'input', 'layerNorm');
   checkFloating(input, 'input', 'layerNorm');
   const shape = typeof normalizedShape === 'number' ? [normalizedShape] : [...normalizedShape];

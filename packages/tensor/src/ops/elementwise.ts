@@ -12,6 +12,7 @@ import { BINARY_RULES, BOOL_EQUIVALENT, UNARY_RULES, type DTypeRule } from './ca
 import { needsGrad, record } from '../autograd/engine.js';
 import { noGrad } from '../autograd/grad-mode.js';
 import { BINARY_GRADS, UNARY_GRADS, UNARY_SAVES } from '../autograd/derivatives.js';
+import { autocastOp } from '../amp/autocast.js';
 
 /** A tensor holding one value, on `device`, for scalars taking part in an op. */
 export function scalarTensor(value: number, dtype: DType, device: Device): Tensor {
@@ -97,7 +98,12 @@ function elementwise(
   return widen ? cast(out, outDType) : out;
 }
 
+/** A unary elementwise op; autocast applies its policy (exp, log… run in float32 on GPUs, AC-9). */
 export function unary(op: UnaryOp, x: Tensor): Tensor {
+  return autocastOp(op, [x] as const, (t) => unaryImpl(op, t));
+}
+
+function unaryImpl(op: UnaryOp, x: Tensor): Tensor {
   const y = elementwise(op, ['self'], [x], (p) => {
     const dt = computeDType(op, UNARY_RULES[op], p);
     return { compute: dt, out: dt };
@@ -107,7 +113,12 @@ export function unary(op: UnaryOp, x: Tensor): Tensor {
   return record(`${op}Backward`, y, [x], (g) => [UNARY_GRADS[op](g, cast(x, y.dtype), y)], saves === 'x' ? [x] : saves === 'y' ? [y] : []);
 }
 
+/** A binary elementwise op with promotion and broadcasting; autocast applies its policy (pow, atan2…). */
 export function binary(op: BinaryOp, a: TensorOrScalar, b: TensorOrScalar): Tensor {
+  return autocastOp(op, [a, b] as const, (x, y) => binaryImpl(op, x, y));
+}
+
+function binaryImpl(op: BinaryOp, a: TensorOrScalar, b: TensorOrScalar): Tensor {
   const y = elementwise(op, ['self', 'other'], [a, b], (p) => {
     const dt = computeDType(op, BINARY_RULES[op], p);
     return { compute: dt, out: dt };

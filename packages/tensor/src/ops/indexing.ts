@@ -9,6 +9,7 @@ import { cast } from './elementwise.js';
 import { contiguousCopy, expand, reshape } from './views.js';
 import { record } from '../autograd/engine.js';
 import { noGrad } from '../autograd/grad-mode.js';
+import { autocastOp } from '../amp/autocast.js';
 
 function checkIndex(op: string, index: Tensor): void {
   if (!(index instanceof Tensor)) throw new TypeError(`${op}(): index must be a Tensor`);
@@ -57,8 +58,13 @@ export function gather(x: Tensor, dim: number, index: Tensor): Tensor {
   ], [index]);
 }
 
-/** Out of place: a copy of `x` with `src` values added at `index` along `dim` (duplicates accumulate). */
+/** Out of place: a copy of `x` with `src` added at `index` along `dim`; autocast promotes on GPUs (AC-12). */
 export function scatterAdd(x: Tensor, dim: number, index: Tensor, src: Tensor): Tensor {
+  return autocastOp('scatterAdd', [x, index, src] as const, (a, i, s) => scatterAddImpl(a, dim, i, s));
+}
+
+/** Out of place: a copy of `x` with `src` values added at `index` along `dim` (duplicates accumulate). */
+function scatterAddImpl(x: Tensor, dim: number, index: Tensor, src: Tensor): Tensor {
   checkIndex('scatterAdd', index);
   if (!(src instanceof Tensor)) throw new TypeError('scatterAdd(): src must be a Tensor');
   schemaDevice('scatterAdd', [{ name: 'self', tensor: x }, { name: 'index', tensor: index }, { name: 'src', tensor: src }]);
@@ -72,7 +78,23 @@ export function scatterAdd(x: Tensor, dim: number, index: Tensor, src: Tensor): 
   requireCompute(backend, x.dtype, 'scatterAdd');
   const out = contiguousCopy(x);
   if (index.numel() > 0) backend.kernels.scatterAdd(ref(out), d, ref(index), ref(src));
-  return record('ScatterAddBackward', out, [x, index, src], (g) => [g, null, src.requiresGrad ? gather(g, d, index) : null], [index]);
+  return record('ScatterAddBackward', out, [x, index, src], (g) => [g, null, src.requiresGrad ? srcGradient(gather(g, d, index), src) : null], [index]);
+}
+
+/**
+ * The gradient of scatterAdd's src: g gathered at index, which has index's shape. src may be larger
+ * than index (PyTorch allows it); its elements beyond index's extent were never added anywhere, so
+ * their gradient is zero.
+ */
+function srcGradient(picked: Tensor, src: Tensor): Tensor {
+  if (picked.ndim !== src.ndim) return reshape(picked, src.shape); // 0-dim src with a 1-element index
+  if (picked.shape.every((s, i) => s === src.shape[i])) return picked;
+  const full = allocate(src.shape, picked.dtype, picked.device);
+  const kernels = backendOf(picked.device).kernels;
+  kernels.fill(ref(full), 0);
+  const region = picked.shape.reduce((t, size, dim) => t.narrow(dim, 0, size), full);
+  if (picked.numel() > 0) kernels.copy(ref(picked), ref(region));
+  return full;
 }
 
 /** Zeros with x's shape (at least 1-D) in g's dtype and device. */

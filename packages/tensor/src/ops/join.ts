@@ -9,13 +9,19 @@ import { cast } from './elementwise.js';
 import { slice, unsqueeze } from './views.js';
 import { record } from '../autograd/engine.js';
 import { noGrad } from '../autograd/grad-mode.js';
+import { autocastOp } from '../amp/autocast.js';
 
 function checkList(op: string, tensors: readonly Tensor[]): void {
   if (!Array.isArray(tensors) || tensors.length === 0) throw new ValueError(`${op}(): expected a non-empty list of Tensors`);
   tensors.forEach((t, i) => { if (!(t instanceof Tensor)) throw new TypeError(`${op}(): expected Tensor as element ${i} in argument 'tensors'`); });
 }
 
+/** Concatenate along a dim (promoting dtypes); autocast promotes on cpu (AC-12). */
 export function cat(tensors: readonly Tensor[], dim = 0): Tensor {
+  return autocastOp('cat', [tensors] as const, (ts) => catImpl(ts, dim));
+}
+
+function catImpl(tensors: readonly Tensor[], dim = 0): Tensor {
   checkList('cat', tensors);
   const device = schemaDevice('cat', tensors.map((t, i) => ({ name: `tensors[${i}]`, tensor: t })));
   // Legacy rule kept by PyTorch: 1-D empty tensors are skipped.
@@ -57,6 +63,10 @@ export function cat(tensors: readonly Tensor[], dim = 0): Tensor {
 }
 
 export function stack(tensors: readonly Tensor[], dim = 0): Tensor {
+  return autocastOp('stack', [tensors] as const, (ts) => stackImpl(ts, dim));
+}
+
+function stackImpl(tensors: readonly Tensor[], dim = 0): Tensor {
   checkList('stack', tensors);
   const first = tensors[0]!;
   tensors.forEach((t, i) => {

@@ -7,6 +7,7 @@ import { Tensor } from '../tensor/tensor.js';
 import { broadcastShapes, broadcastStrides, numelOf, viewStrides } from '../tensor/shape.js';
 import { contiguousCopy, reshape, transpose, unsqueeze } from './views.js';
 import { record } from '../autograd/engine.js';
+import { autocastOp } from '../amp/autocast.js';
 
 function checkPair(op: string, a: Tensor, b: Tensor, names: [string, string]): void {
   if (!(a instanceof Tensor) || !(b instanceof Tensor)) throw new TypeError(`${op}(): both arguments must be Tensors`);
@@ -61,8 +62,13 @@ function batchedProduct(op: string, a: Tensor, b: Tensor): Tensor {
   ], [...(a.requiresGrad ? [b] : []), ...(b.requiresGrad ? [a] : [])]);
 }
 
-/** PyTorch's matmul: dot, mv, mm, or broadcast batched mm, by rank. */
+/** PyTorch's matmul: dot, mv, mm, or broadcast batched mm, by rank. Autocast: lower precision (AC-8). */
 export function matmul(a: Tensor, b: Tensor): Tensor {
+  return autocastOp('matmul', [a, b] as const, matmulImpl);
+}
+
+/** PyTorch's matmul: dot, mv, mm, or broadcast batched mm, by rank. */
+function matmulImpl(a: Tensor, b: Tensor): Tensor {
   checkPair('matmul', a, b, ['input', 'other']);
   if (a.ndim === 0 || b.ndim === 0) {
     throw new ShapeError(`matmul: both arguments to matmul need to be at least 1D, but they are ${a.ndim}D and ${b.ndim}D`, 'matmul');
@@ -79,6 +85,10 @@ export function matmul(a: Tensor, b: Tensor): Tensor {
 }
 
 export function mm(a: Tensor, b: Tensor): Tensor {
+  return autocastOp('mm', [a, b] as const, mmImpl);
+}
+
+function mmImpl(a: Tensor, b: Tensor): Tensor {
   checkPair('mm', a, b, ['self', 'mat2']);
   if (a.ndim !== 2) throw new ShapeError(`mm: self must be a matrix (2-D), got ${a.ndim}-D`, 'mm');
   if (b.ndim !== 2) throw new ShapeError(`mm: mat2 must be a matrix (2-D), got ${b.ndim}-D`, 'mm');
@@ -86,6 +96,10 @@ export function mm(a: Tensor, b: Tensor): Tensor {
 }
 
 export function bmm(a: Tensor, b: Tensor): Tensor {
+  return autocastOp('bmm', [a, b] as const, bmmImpl);
+}
+
+function bmmImpl(a: Tensor, b: Tensor): Tensor {
   checkPair('bmm', a, b, ['self', 'mat2']);
   if (a.ndim !== 3) throw new ShapeError(`bmm: batch1 must be a 3D tensor, got ${a.ndim}-D`, 'bmm');
   if (b.ndim !== 3) throw new ShapeError(`bmm: batch2 must be a 3D tensor, got ${b.ndim}-D`, 'bmm');

@@ -10,6 +10,7 @@ import { binary, cast, scalarTensor } from './elementwise.js';
 import { expand, reshape } from './views.js';
 import { record } from '../autograd/engine.js';
 import { gather } from './indexing.js';
+import { autocastOp } from '../amp/autocast.js';
 
 export interface ValuesIndices {
   readonly values: Tensor;
@@ -80,11 +81,22 @@ function sumLike(op: 'sum' | 'prod', x: Tensor, dim: Dims, keepdim: boolean, dty
   return reduceInto(op, input, axesOf(x, dim, op), keepdim, input.dtype, op);
 }
 
+/** Sum over dims; autocast runs it in float32 on GPUs unless `dtype` is given (AC-10). */
 export function sum(x: Tensor, dim: Dims, keepdim: boolean, dtype?: DType): Tensor {
+  if (dtype) return sumImpl(x, dim, keepdim, dtype);
+  return autocastOp('sum', [x] as const, (t) => sumImpl(t, dim, keepdim));
+}
+
+function sumImpl(x: Tensor, dim: Dims, keepdim: boolean, dtype?: DType): Tensor {
   return sumLike('sum', x, dim, keepdim, dtype);
 }
 
 export function prod(x: Tensor, dim: number | null | undefined, keepdim: boolean, dtype?: DType): Tensor {
+  if (dtype) return prodImpl(x, dim, keepdim, dtype);
+  return autocastOp('prod', [x] as const, (t) => prodImpl(t, dim, keepdim));
+}
+
+function prodImpl(x: Tensor, dim: number | null | undefined, keepdim: boolean, dtype?: DType): Tensor {
   return sumLike('prod', x, dim, keepdim, dtype);
 }
 

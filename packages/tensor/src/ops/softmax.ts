@@ -9,6 +9,7 @@ import { normalizeDim } from '../tensor/shape.js';
 import { binary, cast, unary } from './elementwise.js';
 import { amax, sum } from './reduce.js';
 import { record } from '../autograd/engine.js';
+import { autocastOp } from '../amp/autocast.js';
 
 let fusedEnabled = true;
 
@@ -48,9 +49,17 @@ function run(op: keyof FusedKernels<unknown>, x: Tensor, dim: number): Tensor {
 }
 
 export function softmax(x: Tensor, dim: number): Tensor {
+  return autocastOp('softmax', [x] as const, (t) => softmaxImpl(t, dim));
+}
+
+function softmaxImpl(x: Tensor, dim: number): Tensor {
   return run('softmax', x, dim);
 }
 
 export function logSoftmax(x: Tensor, dim: number): Tensor {
+  return autocastOp('logSoftmax', [x] as const, (t) => logSoftmaxImpl(t, dim));
+}
+
+function logSoftmaxImpl(x: Tensor, dim: number): Tensor {
   return run('logSoftmax', x, dim);
 }

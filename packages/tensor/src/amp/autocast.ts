@@ -1,0 +1,279 @@
+// Autocast (AC-1..AC-16): inside a region, listed ops cast their floating inputs per the device
+// type's policy table. The state is per device type; regions nest; casts of float32 leaf weights
+// are cached until the outermost region exits.
+import { isAvailable, getBackend, listBackends } from '../backend/registry.js';
+import { float32, float64, type DType } from '../dtype/dtype.js';
+import { DTypeError, TensorError, ValueError } from '../errors/errors.js';
+import { Tensor } from '../tensor/tensor.js';
+import { cast } from '../ops/elementwise.js';
+import { BUILTIN_POLICIES, type AutocastPolicyTable } from './policies.js';
+
+export interface AutocastOptions {
+  /** The device type whose ops are autocast: 'cuda', 'cpu', 'webgpu', or a registered third party's. */
+  readonly deviceType: string;
+  /** The low-precision dtype (default: the table's, float16 on cuda/webgpu, bfloat16 on cpu). */
+  readonly dtype?: DType;
+  readonly enabled?: boolean;
+  /** Cache casts of float32 leaf weights for the region (default: isAutocastCacheEnabled()). */
+  readonly cacheEnabled?: boolean;
+}
+
+interface DeviceState {
+  enabled: boolean;
+  dtype: DType;
+}
+
+const policies = new Map<string, AutocastPolicyTable>(Object.entries(BUILTIN_POLICIES));
+const states = new Map<string, DeviceState>();
+let cacheEnabled = true;
+let nesting = 0;
+/** >0 while a listed op runs: ops it calls internally are not autocast again. */
+let insideListedOp = 0;
+const castCache = new Map<Tensor, Tensor>();
+
+/** Declare (or replace) a device type's autocast policy table: how a third-party backend opts in. */
+export function registerAutocastPolicy(deviceType: string, table: AutocastPolicyTable): void {
+  if (typeof deviceType !== 'string' || deviceType.length === 0) throw new ValueError('registerAutocastPolicy: deviceType must be a non-empty string');
+  if (!table.allowedDtypes.includes(table.defaultDtype)) {
+    throw new ValueError(`registerAutocastPolicy(${deviceType}): the default dtype ${table.defaultDtype.name} must be one of its allowed dtypes`);
+  }
+  policies.set(deviceType, table);
+}
+
+export function autocastPolicy(deviceType: string): AutocastPolicyTable | undefined {
+  return policies.get(deviceType);
+}
+
+function stateOf(deviceType: string): DeviceState {
+  let s = states.get(deviceType);
+  if (!s) {
+    s = { enabled: false, dtype: policies.get(deviceType)?.defaultDtype ?? float32 };
+    states.set(deviceType, s);
+  }
+  return s;
+}
+
+/** Whether autocast is on for a device type (PyTorch's `torch.is_autocast_enabled(device_type)`). */
+export function isAutocastEnabled(deviceType = 'cuda'): boolean {
+  return states.get(deviceType)?.enabled ?? false;
+}
+
+/** The region dtype for a device type (AC-2: float16 on cuda, bfloat16 on cpu by default). */
+export function getAutocastDtype(deviceType: string): DType {
+  return stateOf(deviceType).dtype;
+}
+
+export function isAutocastCacheEnabled(): boolean {
+  return cacheEnabled;
+}
+
+export function setAutocastCacheEnabled(on: boolean): void {
+  cacheEnabled = on;
+}
+
+export function clearAutocastCache(): void {
+  castCache.clear();
+}
+
+/** AC-3: the dtype a region will really use, or null when the region must be disabled (with a warning). */
+function checkRegion(deviceType: string, table: AutocastPolicyTable, dtype: DType): DType | null {
+  if (deviceType === 'cpu' && !table.allowedDtypes.includes(dtype)) {
+    console.warn(
+      'In CPU autocast, but the target dtype is not supported. Disabling autocast.\n' +
+        `CPU Autocast only supports dtype of ${table.allowedDtypes.map((d) => d.name).join(', ')} currently.`,
+    );
+    return null;
+  }
+  if (deviceType !== 'cpu' && !isAvailable(deviceType)) {
+    const known = listBackends().includes(deviceType);
+    console.warn(`User provided device_type of '${deviceType}', but ${deviceType} is not available${known ? '' : ' (no backend registered)'}. Disabling`);
+    return null;
+  }
+  if (!table.allowedDtypes.includes(dtype)) {
+    throw new DTypeError(
+      `In ${deviceType} autocast, but the target dtype ${dtype.name} is not supported: use one of ${table.allowedDtypes.map((d) => d.name).join(', ')}`,
+      'autocast',
+      dtype.name,
+    );
+  }
+  if (isAvailable(deviceType) && !getBackend(deviceType).capabilities.dtypes[dtype.name]?.compute) {
+    const other = table.allowedDtypes.find((d) => d !== dtype && getBackend(deviceType).capabilities.dtypes[d.name]?.compute);
+    throw new DTypeError(
+      `Current ${deviceType} device does not support ${dtype.name}.${other ? ` Please switch dtype to ${other.name}.` : ''}`,
+      'autocast',
+      dtype.name,
+    );
+  }
+  return dtype;
+}
+
+/** An entered region: leaving it restores the state it found (AC-4). */
+export class AutocastRegion implements Disposable {
+  private exited = false;
+
+  constructor(
+    private readonly deviceType: string,
+    private readonly saved: DeviceState,
+    private readonly savedCache: boolean,
+  ) {}
+
+  exit(): void {
+    if (this.exited) return;
+    this.exited = true;
+    nesting--;
+    if (nesting === 0) castCache.clear();
+    states.set(this.deviceType, this.saved);
+    cacheEnabled = this.savedCache;
+  }
+
+  [Symbol.dispose](): void {
+    this.exit();
+  }
+}
+
+function enter(options: AutocastOptions): AutocastRegion {
+  if (typeof options?.deviceType !== 'string') {
+    throw new ValueError(`Expected \`device_type\` of type \`str\`, got: \`${typeof options?.deviceType}\``);
+  }
+  const { deviceType } = options;
+  const table = policies.get(deviceType);
+  if (!table) throw new ValueError(`User specified an unsupported autocast device_type '${deviceType}'`);
+  let enabled = options.enabled ?? true;
+  let dtype = options.dtype ?? table.defaultDtype;
+  if (enabled) {
+    const checked = checkRegion(deviceType, table, dtype);
+    if (checked === null) enabled = false;
+    else dtype = checked;
+  }
+  const saved = { ...stateOf(deviceType) };
+  const region = new AutocastRegion(deviceType, saved, cacheEnabled);
+  states.set(deviceType, { enabled, dtype });
+  if (options.cacheEnabled !== undefined) cacheEnabled = options.cacheEnabled;
+  nesting++;
+  return region;
+}
+
+/**
+ * Run `fn` with autocast on for `deviceType` (AC-1), or, without `fn`, enter a region for the
+ * `using` form: `using _ = autocast({ deviceType: 'cuda' })`. `fn` must be synchronous.
+ */
+export function autocast<T>(options: AutocastOptions, fn: () => T): T;
+export function autocast(options: AutocastOptions): AutocastRegion;
+export function autocast<T>(options: AutocastOptions, fn?: () => T): T | AutocastRegion {
+  const region = enter(options);
+  if (!fn) return region;
+  let result: T;
+  try {
+    result = fn();
+  } finally {
+    region.exit();
+  }
+  if (result instanceof Promise) {
+    throw new TypeError('autocast(options, fn): fn must be synchronous; an async fn would leave the region before its awaits run. Use `using _ = autocast(options)` inside the async function instead.');
+  }
+  return result;
+}
+
+/** Run `fn` with every autocast region switched off (backward runs in the forward dtypes, AC-14). */
+export function withoutAutocast<T>(fn: () => T): T {
+  if (nesting === 0) return fn();
+  insideListedOp++;
+  try {
+    return fn();
+  } finally {
+    insideListedOp--;
+  }
+}
+
+function isTensor(x: unknown): x is Tensor {
+  return x instanceof Tensor;
+}
+
+/** AC-6: a defined, floating, non-float64 tensor on the region's device type. */
+function eligible(x: unknown, deviceType: string): x is Tensor {
+  return isTensor(x) && x.dtype.isFloatingPoint && x.dtype !== float64 && x.device.type === deviceType;
+}
+
+/** A cast, served from the region cache for float32 leaf weights (AC-15). */
+function castCached(t: Tensor, dtype: DType, regionDtype: DType): Tensor {
+  if (t.dtype === dtype) return t;
+  const cacheable = cacheEnabled && dtype === regionDtype && t.dtype === float32 && t.isLeaf && t.requiresGrad;
+  if (!cacheable) return cast(t, dtype);
+  let hit = castCache.get(t);
+  if (!hit) {
+    hit = cast(t, dtype);
+    castCache.set(t, hit);
+  }
+  return hit;
+}
+
+/** Flatten tensors inside arrays (cat/stack take lists). */
+function eachTensor(args: readonly unknown[], visit: (t: Tensor) => void): void {
+  for (const a of args) {
+    if (Array.isArray(a)) eachTensor(a, visit);
+    else if (isTensor(a)) visit(a);
+  }
+}
+
+function mapTensors(args: readonly unknown[], map: (t: Tensor) => Tensor): unknown[] {
+  return args.map((a) => (Array.isArray(a) ? mapTensors(a, map) : isTensor(a) ? map(a) : a));
+}
+
+/** AC-12: float32 if any eligible arg is float32, else the region dtype; other floats are an error. */
+function widest(args: readonly unknown[], deviceType: string, regionDtype: DType): DType {
+  let result = regionDtype;
+  eachTensor(args, (t) => {
+    if (!eligible(t, deviceType)) return;
+    if (t.dtype === float32 || result === float32) result = float32;
+    else if (t.dtype !== regionDtype) throw new TensorError('Unexpected floating ScalarType in at::autocast::prioritize');
+  });
+  return result;
+}
+
+function firstTensor(args: readonly unknown[]): Tensor | undefined {
+  for (const a of args) {
+    if (isTensor(a)) return a;
+    if (Array.isArray(a)) {
+      const t = firstTensor(a);
+      if (t) return t;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The autocast step of dispatch for op `op` (PyTorch's name in camelCase): in an active region of
+ * the args' device type, cast eligible args by the op's policy and run it with autocast off for
+ * the ops it calls. Unlisted ops, and ops called inside a listed op, run unchanged.
+ */
+export function autocastOp<A extends readonly unknown[], R>(op: string, args: A, run: (...args: A) => R): R {
+  if (nesting === 0 || insideListedOp > 0) return run(...args);
+  const first = firstTensor(args);
+  if (!first) return run(...args);
+  const deviceType = first.device.type;
+  const state = states.get(deviceType);
+  const table = policies.get(deviceType);
+  if (!state?.enabled || !table) return run(...args);
+  const banned = table.banned[op];
+  if (banned !== undefined) throw new TensorError(banned);
+  let target: DType | null = null;
+  let onlyFirst = false;
+  if (table.lowerPrecision.includes(op)) target = state.dtype;
+  else if (table.fp32.includes(op)) target = float32;
+  else if (table.fp32FirstArg.includes(op)) {
+    if (!eligible(first, deviceType)) return run(...args); // AC-10: an ineligible first arg leaves the call unchanged
+    target = float32;
+    onlyFirst = true;
+  } else if (table.promote.includes(op)) target = widest(args, deviceType, state.dtype);
+  if (target === null) return run(...args);
+  const to = target;
+  const casted = onlyFirst
+    ? args.map((a) => (a === first ? castCached(first, to, state.dtype) : a))
+    : mapTensors(args, (t) => (eligible(t, deviceType) ? castCached(t, to, state.dtype) : t));
+  insideListedOp++;
+  try {
+    return run(...(casted as unknown as A));
+  } finally {
+    insideListedOp--;
+  }
+}
