@@ -36,3 +36,8 @@ export { memoryStats } from './tensor/memory.js';
 export { noGrad, enableGrad, isGradEnabled, setGradEnabled } from './autograd/grad-mode.js';
 export { gradcheck, type GradcheckOptions, type GradcheckResult } from './autograd/gradcheck.js';
 export type { BackwardOptions } from './autograd/engine.js';
+export {
+  autocast, autocastOp, AutocastRegion, isAutocastEnabled, getAutocastDtype, isAutocastCacheEnabled,
+  setAutocastCacheEnabled, clearAutocastCache, registerAutocastPolicy, autocastPolicy, type AutocastOptions,
+} from './amp/autocast.js';
+export type { AutocastPolicyTable } from './amp/policies.js';
