@@ -1,6 +1,7 @@
 // The last step before a backend: check the dtype is supported, allocate outputs, pass strided refs.
 import type { Backend, TensorRef } from '../backend/contract.js';
 import { getBackend } from '../backend/registry.js';
+import { maybeInstrumented } from '../amp/anomaly.js';
 import type { DType } from '../dtype/dtype.js';
 import type { Device } from '../device/device.js';
 import { DTypeError, TensorError } from '../errors/errors.js';
@@ -9,7 +10,7 @@ import { contiguousStrides, numelOf, type Shape } from '../tensor/shape.js';
 import { Tensor } from '../tensor/tensor.js';
 
 export function backendOf(device: Device): Backend<unknown> {
-  return getBackend(device.type);
+  return maybeInstrumented(getBackend(device.type));
 }
 
 export function ref(t: Tensor): TensorRef<unknown> {

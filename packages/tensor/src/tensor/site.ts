@@ -68,12 +68,16 @@ export function captureSite(): CreationSite {
   const ErrorV8 = Error as ErrorConstructor & { prepareStackTrace?: PrepareStackTrace };
   if (typeof ErrorV8.captureStackTrace !== 'function') return userLocation(new Error().stack ?? '');
   const previous = ErrorV8.prepareStackTrace;
+  const limit = Error.stackTraceLimit;
   ErrorV8.prepareStackTrace = firstUserFrame(previous);
+  // Library frames can be many (a layer's forward → functional op → autocast → kernel).
+  Error.stackTraceLimit = 40;
   try {
     const holder: { stack?: unknown } = {};
     ErrorV8.captureStackTrace(holder, captureSite);
     return holder.stack as CreationSite; // reading .stack runs firstUserFrame now
   } finally {
     ErrorV8.prepareStackTrace = previous;
+    Error.stackTraceLimit = limit;
   }
 }
