@@ -53,10 +53,10 @@ export interface SoftmaxOptions {
 
 export function softmax(input: Tensor, dim: number, { dtype }: SoftmaxOptions = {}): Tensor {
   checkTensor(input, 'input', 'softmax');
-  return (dtype ? input.to(dtype) : input).softmax(dim);
+  return input.softmax(dim, { dtype });
 }
 
 export function logSoftmax(input: Tensor, dim: number, { dtype }: SoftmaxOptions = {}): Tensor {
   checkTensor(input, 'input', 'logSoftmax');
-  return (dtype ? input.to(dtype) : input).logSoftmax(dim);
+  return input.logSoftmax(dim, { dtype });
 }

@@ -80,13 +80,17 @@ function checkRegion(deviceType: string, table: AutocastPolicyTable, dtype: DTyp
   if (deviceType === 'cpu' && !table.allowedDtypes.includes(dtype)) {
     console.warn(
       'In CPU autocast, but the target dtype is not supported. Disabling autocast.\n' +
-        `CPU Autocast only supports dtype of ${table.allowedDtypes.map((d) => d.name).join(', ')} currently.`,
+        `CPU Autocast only supports dtype of ${table.allowedDtypes.map((d) => `torch.${d.name}`).join(', ')} currently.`,
     );
     return null;
   }
   if (deviceType !== 'cpu' && !isAvailable(deviceType)) {
+    // PyTorch's wording (AC-3) comes first, exactly; the reason follows it.
     const known = listBackends().includes(deviceType);
-    console.warn(`User provided device_type of '${deviceType}', but ${deviceType} is not available${known ? '' : ' (no backend registered)'}. Disabling`);
+    console.warn(
+      `User provided device_type of '${deviceType}', but ${deviceType === 'cuda' ? 'CUDA' : deviceType} is not available. Disabling` +
+        (known ? '' : ` (no '${deviceType}' backend is registered)`),
+    );
     return null;
   }
   if (!table.allowedDtypes.includes(dtype)) {
@@ -99,7 +103,7 @@ function checkRegion(deviceType: string, table: AutocastPolicyTable, dtype: DTyp
   if (isAvailable(deviceType) && !getBackend(deviceType).capabilities.dtypes[dtype.name]?.compute) {
     const other = table.allowedDtypes.find((d) => d !== dtype && getBackend(deviceType).capabilities.dtypes[d.name]?.compute);
     throw new DTypeError(
-      `Current ${deviceType} device does not support ${dtype.name}.${other ? ` Please switch dtype to ${other.name}.` : ''}`,
+      `Current ${deviceType === 'cuda' ? 'CUDA Device' : `${deviceType} device`} does not support ${dtype.name}.${other ? ` Please switch dtype to ${other.name}.` : ''}`,
       'autocast',
       dtype.name,
     );

@@ -1,7 +1,7 @@
 // softmax and logSoftmax: a fused kernel when the backend has one, else the decomposition
 // exp(x − max) / Σ exp(x − max), computed in f32 for half types and rounded once.
 import type { FusedKernels } from '../backend/contract.js';
-import { float32, float64 } from '../dtype/dtype.js';
+import { float32, float64, type DType } from '../dtype/dtype.js';
 import { DTypeError } from '../errors/errors.js';
 import { allocate, backendOf, ref, requireCompute } from '../dispatch/run.js';
 import type { Tensor } from '../tensor/tensor.js';
@@ -48,7 +48,9 @@ function run(op: keyof FusedKernels<unknown>, x: Tensor, dim: number): Tensor {
   return cast(result, x.dtype);
 }
 
-export function softmax(x: Tensor, dim: number): Tensor {
+/** Softmax along `dim`; `dtype` casts the input first (and, like PyTorch, bypasses autocast, AC-10). */
+export function softmax(x: Tensor, dim: number, dtype?: DType): Tensor {
+  if (dtype) return softmaxImpl(cast(x, dtype), dim);
   return autocastOp('softmax', [x] as const, (t) => softmaxImpl(t, dim));
 }
 
@@ -56,7 +58,8 @@ function softmaxImpl(x: Tensor, dim: number): Tensor {
   return run('softmax', x, dim);
 }
 
-export function logSoftmax(x: Tensor, dim: number): Tensor {
+export function logSoftmax(x: Tensor, dim: number, dtype?: DType): Tensor {
+  if (dtype) return logSoftmaxImpl(cast(x, dtype), dim);
   return autocastOp('logSoftmax', [x] as const, (t) => logSoftmaxImpl(t, dim));
 }
 

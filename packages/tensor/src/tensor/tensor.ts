@@ -318,6 +318,6 @@ export class Tensor {
   gather(dim: number, index: Tensor): Tensor { return idx.gather(this, dim, index); }
   scatterAdd(dim: number, index: Tensor, src: Tensor): Tensor { return idx.scatterAdd(this, dim, index, src); }
   indexSelect(dim: number, index: Tensor): Tensor { return idx.indexSelect(this, dim, index); }
-  softmax(dim: number): Tensor { return sm.softmax(this, dim); }
-  logSoftmax(dim: number): Tensor { return sm.logSoftmax(this, dim); }
+  softmax(dim: number, options?: { dtype?: DType }): Tensor { return sm.softmax(this, dim, options?.dtype); }
+  logSoftmax(dim: number, options?: { dtype?: DType }): Tensor { return sm.logSoftmax(this, dim, options?.dtype); }
 }
