@@ -41,3 +41,7 @@ export {
   setAutocastCacheEnabled, clearAutocastCache, registerAutocastPolicy, autocastPolicy, type AutocastOptions,
 } from './amp/autocast.js';
 export type { AutocastPolicyTable } from './amp/policies.js';
+export { ampConfig, ampSupports, type AmpConfig, type AmpMode } from './amp/amp-config.js';
+export { detectAnomaly, AnomalyError, type AnomalyReport } from './amp/anomaly.js';
+export { StabilityGuard, type StabilityGuardOptions, type GuardEvent, type ObserveOptions } from './amp/stability-guard.js';
+export { GradScaler, AmpError, ampForeachNonFiniteCheckAndUnscale_, ampUpdateScale_, type GradScalerOptions, type GradScalerStateDict, type ScalableOptimizer } from './amp/grad-scaler.js';

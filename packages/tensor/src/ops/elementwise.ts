@@ -88,7 +88,8 @@ function elementwise(
   const shape = broadcastShapes(args.map((a) => a.tensor.shape), op);
   // Half-precision math with a scalar keeps the scalar in float32 (PyTorch's opmath): compute in
   // float32 and round once, instead of rounding the scalar to the half type first.
-  const isScalar = (v: TensorOrScalar) => !(v instanceof Tensor) || cpuScalars.has(v);
+  // As in PyTorch's CPU kernels, 0-dim CPU tensors count as scalars here too (original_scalar_value).
+  const isScalar = (v: TensorOrScalar) => !(v instanceof Tensor) || (v.ndim === 0 && v.device.type === 'cpu' && values.some((o) => o instanceof Tensor && o.ndim > 0));
   const widen = (compute === float16 || compute === bfloat16) && outDType === compute && values.some(isScalar);
   const computeIn = widen ? float32 : compute;
   const out = allocate(shape, widen ? float32 : outDType, device);
