@@ -10,7 +10,7 @@ const HELP = `train-mnist: trains a classifier on 8,000 real MNIST digits and te
 
   --device auto|cpu|webgpu|cuda[:n]  where to train (auto: the best available)   [auto]
   --model cnn|mlp                    the model                                     [cnn]
-  --amp off|fp16|bf16|auto           mixed precision (not active yet)             [off]
+  --amp off|fp16|bf16|auto           mixed precision: autocast (+ GradScaler for fp16) [off]
   --epochs N                                                                       [5]
   --batch-size N                                                                   [64]
   --lr X                             AdamW learning rate                           [0.002]
@@ -72,7 +72,8 @@ async function main(): Promise<void> {
     onStep: (s) => progress.update(s.epoch, config.epochs, s.done, s.total, s.loss, s.imagesPerSecond),
     onEpoch: (e) => progress.line(
       `epoch ${e.epoch}/${config.epochs}  train loss ${e.trainLoss.toFixed(4)}  test accuracy ${(e.testAccuracy * 100).toFixed(2)}%  ` +
-        `${e.seconds.toFixed(1)} s  ${e.stepsPerSecond.toFixed(1)} steps/s  ${e.imagesPerSecond.toFixed(0)} img/s`,
+        `${e.seconds.toFixed(1)} s  ${e.stepsPerSecond.toFixed(1)} steps/s  ${e.imagesPerSecond.toFixed(0)} img/s  ` +
+        `amp ${e.amp}${e.skippedSteps ? ` (${e.skippedSteps} skipped)` : ''}  peak ${(e.peakBytes / 2 ** 20).toFixed(1)} MiB`,
     ),
   });
   const total = (performance.now() - started) / 1000;

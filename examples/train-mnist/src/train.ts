@@ -5,14 +5,14 @@ import { DataLoader, TensorDataset } from '@core/data';
 import { F } from '@core/nn';
 import { AdamW } from '@core/optim';
 import {
-  availableDevices, bestDevice, BackendUnavailableError, device as parseDevice, Generator, manualSeed, noGrad,
-  type Device, type Tensor,
+  ampConfig, autocast, availableDevices, bestDevice, BackendUnavailableError, device as parseDevice, Generator, GradScaler,
+  manualSeed, memoryStats, noGrad, StabilityGuard, type AmpMode, type AutocastOptions, type Device, type GradScalerStateDict, type Tensor,
 } from '@core/tensor';
 import { loadCheckpoint, saveCheckpoint } from './checkpoint.js';
 import { loadMnist, type MnistSplit } from './mnist.js';
 import { buildModel, type ModelKind } from './models.js';
 
-export type AmpMode = 'off' | 'fp16' | 'bf16' | 'auto';
+export type { AmpMode };
 
 export interface TrainConfig {
   readonly device: string; // 'auto' | 'cpu' | 'webgpu' | 'cuda' | 'cuda:1' …
@@ -40,6 +40,12 @@ export interface EpochRecord {
   readonly seconds: number;
   readonly imagesPerSecond: number;
   readonly stepsPerSecond: number;
+  /** The precision this epoch ended in ('off' is float32). */
+  readonly amp: string;
+  /** Steps the GradScaler skipped for Inf/NaN gradients. */
+  readonly skippedSteps: number;
+  /** Most bytes the device held at the end of a step in this epoch. */
+  readonly peakBytes: number;
 }
 
 export interface TrainResult {
@@ -68,7 +74,10 @@ export async function chooseDevice(flag: string): Promise<Device> {
 }
 
 /** Fraction of `images` the model classifies correctly, in eval mode and without autograd. */
-export async function evaluate(model: { forward(x: Tensor): Tensor; eval(): unknown; train(): unknown }, images: Tensor, labels: Tensor, dev: Device): Promise<number> {
+export async function evaluate(
+  model: { forward(x: Tensor): Tensor; eval(): unknown; train(): unknown }, images: Tensor, labels: Tensor, dev: Device,
+  precision: AutocastOptions = { deviceType: dev.type, enabled: false },
+): Promise<number> {
   model.eval();
   let correct = 0;
   const n = images.shape[0]!;
@@ -77,7 +86,7 @@ export async function evaluate(model: { forward(x: Tensor): Tensor; eval(): unkn
     const hits = noGrad(() => {
       const x = images.slice(0, start, end).to(dev);
       const y = labels.slice(0, start, end).to(dev);
-      return model.forward(x).argmax(1).eq(y).sum();
+      return autocast(precision, () => model.forward(x)).argmax(1).eq(y).sum();
     });
     correct += await hits.item();
   }
@@ -88,9 +97,6 @@ export async function evaluate(model: { forward(x: Tensor): Tensor; eval(): unkn
 export async function train(config: TrainConfig, hooks: TrainHooks = {}, data: MnistSplit = loadMnist({ limit: config.trainLimit })): Promise<TrainResult> {
   const notices: string[] = [];
   const notice = (text: string) => { notices.push(text); hooks.onNotice?.(text); };
-  if (config.amp !== 'off') {
-    notice(`--amp ${config.amp}: mixed precision is not active yet (autocast and GradScaler arrive with the mixed-precision work); training in float32`);
-  }
 
   const dev = await chooseDevice(config.device);
   manualSeed(config.seed);
@@ -101,6 +107,10 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data: M
     batchSize: config.batchSize, shuffle: true, generator: loaderGenerator, pinMemory: dev.type !== 'cpu',
   });
 
+  // --amp: autocast + GradScaler behind one flag, watched by the guard (fp16 → bf16 → fp32).
+  let amp = ampConfig(dev, config.amp);
+  let scalerState: GradScalerStateDict | null = null;
+
   let startEpoch = 0;
   let step = 0;
   const stepLosses: number[] = [];
@@ -110,11 +120,18 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data: M
     startEpoch = state.epoch;
     step = state.step;
     loaderGenerator.setState(state.loaderGenerator);
-    const history = state.history as { stepLosses: number[]; epochs: EpochRecord[] };
+    const history = state.history as { stepLosses: number[]; epochs: EpochRecord[]; amp?: AmpMode; scaler?: GradScalerStateDict | null };
+    if (history.amp && history.amp !== amp.mode) amp = ampConfig(dev, history.amp); // a guard fallback carries over
+    scalerState = history.scaler ?? null;
     stepLosses.push(...history.stepLosses);
     epochs.push(...history.epochs);
     notice(`resumed from ${config.resume} after epoch ${startEpoch} (step ${step})`);
   }
+
+  notice(amp.reason);
+  const guard = new StabilityGuard(dev, amp, { log: notice });
+  let scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
+  if (scalerState && scaler.isEnabled()) scaler.loadStateDict(scalerState);
 
   const lastEpoch = Math.min(config.epochs, startEpoch + (config.stopAfterEpochs ?? Infinity));
   for (let epoch = startEpoch; epoch < lastEpoch; epoch++) {
@@ -123,15 +140,26 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data: M
     let seen = 0;
     let lossSum = 0;
     let done = 0;
+    let skippedSteps = 0;
+    let peakBytes = 0;
     for await (const [xb, yb] of loader) {
       const x = xb.to(dev, { nonBlocking: true });
       const y = yb.to(dev, { nonBlocking: true });
-      const loss = F.crossEntropy(model.forward(x), y);
+      const forward = () => F.crossEntropy(model.forward(x), y);
+      const loss = autocast(guard.autocastOptions, forward);
       optimizer.zeroGrad();
-      loss.backward();
-      optimizer.step();
+      scaler.scale(loss).backward();
+      const scaleBefore = scaler.getScale();
+      await scaler.step(optimizer);
+      scaler.update();
+      const skipped = scaler.isEnabled() && scaler.getScale() < scaleBefore; // the scale backs off only after Inf/NaN grads
 
       const value = await loss.item();
+      if (skipped) skippedSteps++;
+      if (guard.observe(value, { skipped, rerun: forward })?.to) {
+        scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
+      }
+      peakBytes = Math.max(peakBytes, memoryStats(dev).allocatedBytes);
       stepLosses.push(value);
       lossSum += value * x.shape[0]!;
       seen += x.shape[0]!;
@@ -140,16 +168,17 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data: M
       hooks.onStep?.({ epoch: epoch + 1, done, total: loader.length, loss: value, imagesPerSecond: seen / ((performance.now() - started) / 1000) });
     }
     const seconds = (performance.now() - started) / 1000;
-    const testAccuracy = await evaluate(model, data.testImages, data.testLabels, dev);
+    const testAccuracy = await evaluate(model, data.testImages, data.testLabels, dev, guard.autocastOptions);
     const record: EpochRecord = {
       epoch: epoch + 1, step, trainLoss: lossSum / seen, testAccuracy, seconds,
-      imagesPerSecond: seen / seconds, stepsPerSecond: done / seconds,
+      imagesPerSecond: seen / seconds, stepsPerSecond: done / seconds, amp: guard.config.mode, skippedSteps, peakBytes,
     };
     epochs.push(record);
     hooks.onEpoch?.(record);
     if (config.checkpoint) {
       await saveCheckpoint(config.checkpoint, config.model, model, optimizer, {
-        epoch: epoch + 1, step, loaderGenerator: loaderGenerator.getState(), history: { stepLosses, epochs },
+        epoch: epoch + 1, step, loaderGenerator: loaderGenerator.getState(),
+        history: { stepLosses, epochs, amp: guard.config.mode, scaler: scaler.isEnabled() ? scaler.stateDict() : null },
       });
     }
   }

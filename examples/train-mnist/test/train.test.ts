@@ -53,9 +53,23 @@ describe('the training loop', () => {
     expect(resumed.epochs.map((e) => e.testAccuracy)).toEqual(whole.epochs.map((e) => e.testAccuracy));
   });
 
-  it('reports that --amp is not active yet and trains in float32', async () => {
-    const r = await train({ ...small, epochs: 1, amp: 'fp16' }, {}, data);
-    expect(r.notices.join('\n')).toMatch(/--amp fp16: mixed precision is not active yet/);
+  it('--amp bf16, fp16 and auto train with autocast (fp16 with a GradScaler) and say which', async () => {
+    for (const amp of ['bf16', 'fp16', 'auto'] as const) {
+      const r = await train({ ...small, epochs: 1, amp }, {}, data);
+      expect(r.stepLosses.every(Number.isFinite)).toBe(true);
+      expect(r.epochs[0]!.amp).toBe(amp === 'fp16' ? 'fp16' : 'bf16');
+      expect(r.notices.join('\n')).toMatch(amp === 'fp16' ? /fp16 autocast on cpu with a GradScaler/ : /bf16/);
+      expect(r.stepLosses.slice(-3).reduce((a, b) => a + b) / 3).toBeLessThan(r.stepLosses[0]!);
+    }
+  });
+
+  it('mixed-precision runs are deterministic and resume exactly too', async () => {
+    const dir = await scratch();
+    const bf16 = { ...small, amp: 'bf16' as const };
+    const whole = await train(bf16, {}, data);
+    await train({ ...bf16, stopAfterEpochs: 1, checkpoint: join(dir, 'amp') }, {}, data);
+    const resumed = await train({ ...bf16, resume: join(dir, 'amp') }, {}, data);
+    expect(resumed.stepLosses).toEqual(whole.stepLosses);
   });
 
   it('explains an unavailable --device', async () => {
