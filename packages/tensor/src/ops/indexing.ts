@@ -21,7 +21,9 @@ function checkIndex(op: string, index: Tensor): void {
 /** Check index values against `size` where the backend reads synchronously (GPU backends guard in-kernel). */
 function checkIndexValues(op: string, index: Tensor, size: number, dim: number): void {
   if (!backendOf(index.device).readSync || index.numel() === 0) return;
-  for (const v of index.dataSync()) {
+  // dataSync() reads cpu tensors only: another device that reads synchronously is read through .to('cpu').
+  const host = index.device.type === 'cpu' ? index : index.to('cpu');
+  for (const v of host.dataSync()) {
     if (v < 0 || v >= size) throw new ShapeError(`${op}(): index ${v} is out of bounds for dimension ${dim} with size ${size}`, op);
   }
 }

@@ -1,0 +1,32 @@
+// Every category's case builder, in report order. Mixed precision (issue 4) adds two entries here:
+// autocast (AC-*: policies per op, nesting, the cast cache, gradient dtypes) and gradscaler (GS-*:
+// scale/unscale/step/update state machine, the device-side inf check as a composite with an
+// optional fused kernel, run decomposed and fused like softmax). Their op-level parts can reuse the
+// op table (an `autocast` column on OpInfo naming the policy) and the oracle (rounding, grads).
+import type { Case, Category, Env } from '../types.js';
+import { autogradCases } from './autograd.js';
+import { deviceCases } from './devices.js';
+import { optimizerCases } from './optim.js';
+import { promotionCases } from './promotion.js';
+import { randomCases } from './random.js';
+import { storageCases } from './storage.js';
+import { tableCases } from './table.js';
+import { trainingCases } from './training.js';
+import { transferCases } from './transfers.js';
+import { CATEGORIES } from '../types.js';
+
+const BUILDERS: ReadonlyArray<(env: Env) => Case[]> = [
+  storageCases, tableCases, promotionCases, deviceCases, transferCases, randomCases, autogradCases, optimizerCases, trainingCases,
+];
+
+/** All cases for the backend in `env`, ordered by category (report order), ids unique. */
+export function buildCases(env: Env): Case[] {
+  const all = BUILDERS.flatMap((build) => build(env));
+  const seen = new Set<string>();
+  for (const c of all) {
+    if (seen.has(c.id)) throw new Error(`conformance: duplicate case id '${c.id}'`);
+    seen.add(c.id);
+  }
+  const order = (c: Category) => CATEGORIES.indexOf(c);
+  return all.map((c, i) => ({ c, i })).sort((a, b) => order(a.c.category) - order(b.c.category) || a.i - b.i).map(({ c }) => c);
+}

@@ -1,0 +1,140 @@
+// Optimizers (OPT-*) on the backend's device: PyTorch's worked values, multi-step runs against the
+// oracle's float64 SGD/Adam/AdamW, zeroGrad and skipped-parameter rules, and option errors.
+import { Adam, AdamW, SGD, type AdamOptions, type SGDOptions } from '@core/optim';
+import { ValueError, type DTypeName, type Tensor } from '@core/tensor';
+import { expectEqual, expectTensor, expectThrows, expectTrue, fmt } from '../check.js';
+import { randomArray, toDevice } from '../inputs.js';
+import { roundTo } from '../oracle/dtype.js';
+import { nd, vector } from '../oracle/ndarray.js';
+import { adamStep, newAdamState, sgdStep, type AdamOptions as RefAdam, type SgdOptions as RefSgd } from '../oracle/optim.js';
+import { Rng } from '../rng.js';
+import type { Tolerance } from '../tolerance.js';
+import { fail, type Case, type Env } from '../types.js';
+
+/** Parameters drift from the oracle by a few roundings per step. */
+const OPT_TOL: Record<'float32' | 'float64', Tolerance> = {
+  float64: { atol: 1e-12, rtol: 1e-10 },
+  float32: { atol: 1e-5, rtol: 1e-4 },
+};
+
+type Algo =
+  | { kind: 'sgd'; options: Partial<SGDOptions> & { lr: number } }
+  | { kind: 'adam' | 'adamw'; options: Partial<AdamOptions> & { lr: number } };
+
+function makeOptimizer(algo: Algo, params: Tensor[]) {
+  if (algo.kind === 'sgd') return new SGD(params, algo.options);
+  return algo.kind === 'adam' ? new Adam(params, algo.options) : new AdamW(params, algo.options);
+}
+
+/** The oracle's optimizer with the same options (AdamW's default weight decay is 1e-2, OPT-9). */
+function referenceStepper(algo: Algo, n: number): (p: Float64Array, g: Float64Array) => void {
+  if (algo.kind === 'sgd') {
+    const state: { buf?: Float64Array } = {};
+    return (p, g) => sgdStep(p, g, algo.options as RefSgd, state);
+  }
+  const state = newAdamState(n);
+  const o: RefAdam = { ...(algo.options as RefAdam), decoupled: algo.kind === 'adamw', weightDecay: algo.options.weightDecay ?? (algo.kind === 'adamw' ? 1e-2 : 0) };
+  return (p, g) => adamStep(p, g, o, state);
+}
+
+export function optimizerCases(env: Env): Case[] {
+  const cases: Case[] = [];
+  const dev = env.device;
+  const add = (id: string, op: string, dtype: DTypeName | '-', run: Case['run'], skip?: string) =>
+    cases.push({ id: `optimizers/${id}`, category: 'optimizers', op, dtype, run, ...(skip ? { skip } : {}) });
+  const needs = (d: DTypeName) => (env.compute.has(d) ? undefined : `declared capabilities: the ${env.name} backend does not declare compute for ${d}`);
+
+  // OPT-6, OPT-9: p = 1, grad 0.5 every step, lr 0.1.
+  const worked: Array<{ id: string; algo: Algo; want: number[] }> = [
+    { id: 'OPT-6/sgd-momentum-wd', algo: { kind: 'sgd', options: { lr: 0.1, momentum: 0.9, weightDecay: 0.1 } }, want: [0.94, 0.8266] },
+    { id: 'OPT-6/sgd-nesterov-wd', algo: { kind: 'sgd', options: { lr: 0.1, momentum: 0.9, weightDecay: 0.1, nesterov: true } }, want: [0.886] },
+    { id: 'OPT-6/sgd-dampening', algo: { kind: 'sgd', options: { lr: 0.1, momentum: 0.9, dampening: 0.5 } }, want: [0.95, 0.88] },
+    { id: 'OPT-9/adam', algo: { kind: 'adam', options: { lr: 0.1 } }, want: [0.900000002, 0.800000004] },
+    { id: 'OPT-9/adam-wd', algo: { kind: 'adam', options: { lr: 0.1, weightDecay: 0.1 } }, want: [0.9000000017] },
+    { id: 'OPT-9/adamw', algo: { kind: 'adamw', options: { lr: 0.1 } }, want: [0.899000002] },
+  ];
+  for (const w of worked) {
+    for (const dtype of ['float32', 'float64'] as const) {
+      add(`${w.id}/${dtype}`, w.algo.kind, dtype, async () => {
+        const p = toDevice(vector([1]), dtype, dev, true);
+        const opt = makeOptimizer(w.algo, [p]);
+        const ref = referenceStepper(w.algo, 1);
+        const rp = new Float64Array([1]);
+        for (let step = 0; step < w.want.length; step++) {
+          p.grad = toDevice(vector([0.5]), dtype, dev);
+          opt.step();
+          ref(rp, new Float64Array([0.5]));
+          // The spec's printed value (10 significant digits), and the oracle's to full precision.
+          if (Math.abs(rp[0]! - w.want[step]!) > 5e-10) fail(`oracle disagrees with ${w.id} step ${step + 1}: ${fmt(rp[0]!)} vs ${w.want[step]}`);
+          await expectTensor(p.detach(), { value: vector([roundTo(dtype, rp[0]!)]), dtype }, { label: `${w.id} step ${step + 1} (PyTorch: ${w.want[step]})`, cls: 'approx', tolerance: OPT_TOL[dtype], device: dev });
+        }
+      }, needs(dtype));
+    }
+  }
+
+  // Several steps on a 3x4 parameter with fresh random gradients each step.
+  const runs: Array<{ id: string; algo: Algo }> = [
+    { id: 'sgd', algo: { kind: 'sgd', options: { lr: 0.05 } } },
+    { id: 'sgd-momentum-dampening', algo: { kind: 'sgd', options: { lr: 0.05, momentum: 0.8, dampening: 0.3 } } },
+    { id: 'sgd-nesterov-wd', algo: { kind: 'sgd', options: { lr: 0.05, momentum: 0.9, nesterov: true, weightDecay: 0.01 } } },
+    { id: 'sgd-maximize', algo: { kind: 'sgd', options: { lr: 0.05, momentum: 0.5, maximize: true } } },
+    { id: 'adam', algo: { kind: 'adam', options: { lr: 0.01 } } },
+    { id: 'adam-amsgrad', algo: { kind: 'adam', options: { lr: 0.01, amsgrad: true, betas: [0.8, 0.99] } } },
+    { id: 'adam-wd', algo: { kind: 'adam', options: { lr: 0.01, weightDecay: 0.05 } } },
+    { id: 'adamw', algo: { kind: 'adamw', options: { lr: 0.01 } } },
+    { id: 'adam-maximize', algo: { kind: 'adam', options: { lr: 0.01, maximize: true, eps: 1e-6 } } },
+  ];
+  for (const r of runs) {
+    for (const dtype of ['float32', 'float64'] as const) {
+      add(`steps/${r.id}/${dtype}`, r.algo.kind, dtype, async () => {
+        const rng = new Rng(`opt/${r.id}/${dtype}`);
+        const init = randomArray(rng, dtype, [3, 4]);
+        const p = toDevice(init, dtype, dev, true);
+        const opt = makeOptimizer(r.algo, [p]);
+        const ref = referenceStepper(r.algo, 12);
+        const rp = Float64Array.from(init.data);
+        let last = {};
+        for (let step = 1; step <= 5; step++) {
+          const g = randomArray(rng, dtype, [3, 4]);
+          p.grad = toDevice(g, dtype, dev);
+          opt.step();
+          ref(rp, Float64Array.from(g.data));
+          last = await expectTensor(p.detach(), { value: nd([3, 4], rp), dtype }, { label: `${r.id} ${dtype} after step ${step}`, cls: 'approx', tolerance: OPT_TOL[dtype], device: dev });
+        }
+        return last;
+      }, needs(dtype));
+    }
+  }
+
+  add('OPT-1/zeroGrad', 'zeroGrad', 'float32', async () => {
+    const p = toDevice(vector([1, 2]), 'float32', dev, true);
+    const opt = new SGD([p], { lr: 0.1 });
+    p.grad = toDevice(vector([3, 4]), 'float32', dev);
+    const g = p.grad;
+    opt.zeroGrad({ setToNone: false });
+    expectTrue('zeroGrad({ setToNone: false }) keeps the same grad tensor', p.grad === g);
+    await expectTensor(p.grad!, { value: vector([0, 0]), dtype: 'float32' }, { label: 'zeroed grad', cls: 'exact', device: dev });
+    opt.zeroGrad();
+    expectEqual('zeroGrad() sets grad to null', p.grad, null);
+  }, needs('float32'));
+  add('OPT-3/skips-null-grads', 'step', 'float32', async () => {
+    const a = toDevice(vector([1, 2]), 'float32', dev, true);
+    const b = toDevice(vector([3, 4]), 'float32', dev, true);
+    const opt = new Adam([a, b], { lr: 0.1, weightDecay: 0.1 });
+    a.grad = toDevice(vector([0, 0]), 'float32', dev); // a zero grad still gets weight decay and moments
+    opt.step();
+    expectTrue('a parameter without a grad gets no state', !opt.state.has(b));
+    expectTrue('a parameter with a zero grad gets state', opt.state.has(a));
+    await expectTensor(b.detach(), { value: vector([3, 4]), dtype: 'float32' }, { label: 'parameter without a grad is untouched', cls: 'exact', device: dev });
+  }, needs('float32'));
+  const errors: Array<[string, () => unknown, string]> = [
+    ['sgd-lr', () => new SGD([toDevice(vector([1]), 'float32', dev, true)], { lr: -1 }), 'Invalid learning rate: -1'],
+    ['sgd-nesterov', () => new SGD([toDevice(vector([1]), 'float32', dev, true)], { lr: 0.1, nesterov: true }), 'Nesterov momentum requires a momentum and zero dampening'],
+    ['adam-beta', () => new Adam([toDevice(vector([1]), 'float32', dev, true)], { betas: [1, 0.999] }), 'Invalid beta parameter at index 0: 1'],
+    ['adam-eps', () => new Adam([toDevice(vector([1]), 'float32', dev, true)], { eps: -1 }), 'Invalid epsilon value: -1'],
+  ];
+  for (const [id, fn, message] of errors) {
+    add(`OPT-4-7/${id}`, 'options', '-', () => { expectThrows(id, fn, ValueError, message); }, needs('float32'));
+  }
+  return cases;
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// core-conformance --backend <module> [--device <type>] [--strict] [--report out.json]
+//                  [--markdown out.md] [--expectations file.json] [--filter <substring>] [--quiet]
+//
+// <module> is imported for its side effect (it registers its backend, like '@core/backend-cpu'),
+// or exports a Backend / BackendFactory / function returning one as its default export.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ConformanceSetupError, type BackendLoader } from './runner/env.js';
+import { runConformance } from './runner/run.js';
+import { renderMarkdown, type Report } from './runner/report.js';
+import { CATEGORIES, type CaseResult } from './types.js';
+
+interface Args {
+  backend?: string;
+  device?: string;
+  strict: boolean;
+  report?: string;
+  markdown?: string;
+  expectations?: string;
+  filter?: string;
+  quiet: boolean;
+}
+
+const USAGE = 'usage: core-conformance --backend <module> [--device <type>] [--strict] [--report out.json] [--markdown out.md] [--expectations file.json] [--filter <substring>] [--quiet]';
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { strict: false, quiet: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new ConformanceSetupError(`${a} needs a value\n${USAGE}`);
+      return v;
+    };
+    switch (a) {
+      case '--backend': args.backend = value(); break;
+      case '--device': args.device = value(); break;
+      case '--strict': args.strict = true; break;
+      case '--report': args.report = value(); break;
+      case '--markdown': args.markdown = value(); break;
+      case '--expectations': args.expectations = value(); break;
+      case '--filter': args.filter = value(); break;
+      case '--quiet': args.quiet = true; break;
+      case '--help': case '-h': console.log(USAGE); process.exit(0); break;
+      default: throw new ConformanceSetupError(`unknown argument ${a}\n${USAGE}`);
+    }
+  }
+  if (!args.backend) throw new ConformanceSetupError(`--backend is required\n${USAGE}`);
+  return args;
+}
+
+/** Import a path (relative to the working directory) or a package (from here, else from the working directory). */
+async function importModule(spec: string): Promise<Record<string, unknown>> {
+  if (spec.startsWith('.') || spec.startsWith('/') || /^[A-Za-z]:[\\/]/.test(spec)) return import(pathToFileURL(resolve(spec)).href);
+  try {
+    return await import(spec);
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    const fromCwd = createRequire(join(process.cwd(), 'package.json')).resolve(spec);
+    return import(pathToFileURL(fromCwd).href);
+  }
+}
+
+function loaderFor(spec: string): BackendLoader {
+  return async () => {
+    const mod = await importModule(spec);
+    const d = mod.default as unknown;
+    if (typeof d === 'function') return (d as () => ReturnType<BackendLoader>)();
+    if (d && typeof d === 'object' && ('kernels' in d || 'create' in d)) return d as ReturnType<BackendLoader>;
+    return undefined; // registered on import: the runner finds the new name
+  };
+}
+
+const MARK: Record<CaseResult['status'], string> = { pass: '.', fail: 'F', skip: 's', xfail: 'x', xpass: 'X' };
+
+function summary(report: Report): string {
+  const lines = [`\n${report.backend.name}: ${report.counts.total} cases in ${(report.durationMs / 1000).toFixed(1)} s — ${report.counts.pass} pass, ${report.counts.fail} fail, ${report.counts.skip} skip, ${report.counts.xfail} xfail, ${report.counts.xpass} xpass`];
+  for (const c of CATEGORIES) {
+    const k = report.categories[c];
+    if (k.total > 0) lines.push(`  ${c.padEnd(13)} ${String(k.total).padStart(5)}  pass ${k.pass}${k.fail ? `  FAIL ${k.fail}` : ''}${k.skip ? `  skip ${k.skip}` : ''}${k.xfail ? `  xfail ${k.xfail}` : ''}${k.xpass ? `  XPASS ${k.xpass}` : ''}`);
+  }
+  for (const r of report.cases.filter((x) => x.status === 'fail')) lines.push(`FAIL ${r.id}\n     ${r.message}`);
+  for (const r of report.cases.filter((x) => x.status === 'xpass')) lines.push(`XPASS ${r.id} (listed as xfail: ${r.reason})`);
+  for (const id of report.staleExpectations) lines.push(`STALE expectation ${id} matches no case`);
+  lines.push(report.ok ? 'OK' : `NOT OK${report.strict ? ' (strict)' : ''}`);
+  return lines.join('\n');
+}
+
+async function write(path: string, text: string): Promise<void> {
+  await mkdir(dirname(resolve(path)), { recursive: true });
+  await writeFile(path, text);
+}
+
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  const expectations = args.expectations ? JSON.parse(await readFile(args.expectations, 'utf8')) : undefined;
+  let column = 0;
+  const report = await runConformance(loaderFor(args.backend!), {
+    ...(args.device ? { device: args.device } : {}),
+    ...(args.filter ? { filter: args.filter } : {}),
+    expectations,
+    strict: args.strict,
+    onResult: (r) => {
+      if (args.quiet) return;
+      process.stdout.write(MARK[r.status]);
+      if (++column % 100 === 0) process.stdout.write('\n');
+    },
+  });
+  console.log(summary(report));
+  if (args.report) await write(args.report, `${JSON.stringify(report, null, 2)}\n`);
+  if (args.markdown) await write(args.markdown, renderMarkdown(report));
+  return report.ok ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(e instanceof ConformanceSetupError ? e.message : e);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,52 @@
+// The op table's entry type (PyTorch's OpInfo, reduced to what this library needs): one entry per
+// op, with the dtypes it is defined for, sample inputs per dtype, the library call, the oracle, the
+// tolerance class and whether it is differentiable. The primitives, composites, views, numerics,
+// autograd and capabilities categories are all generated from the table.
+import type { Device, DTypeName, Tensor } from '@core/tensor';
+import type { Expected } from './check.js';
+import type { Input } from './inputs.js';
+import type { NdArray } from './oracle/ndarray.js';
+import type { Rng } from './rng.js';
+import type { Override, ToleranceClass } from './tolerance.js';
+
+export interface Sample {
+  /** Part of the case id: short, stable, describes the inputs (e.g. 'broadcast-2x1x4+3x1'). */
+  readonly name: string;
+  readonly inputs: readonly Input[];
+  /** Non-tensor arguments (dims, scalars, padding…), passed to both call and reference. */
+  readonly args?: Readonly<Record<string, unknown>>;
+  /** NaN/Inf inputs or results: these cases belong to the numerics category. */
+  readonly numerics?: boolean;
+}
+
+export interface OpInfo {
+  /** Row of the support matrix and part of case ids. */
+  readonly name: string;
+  readonly category: 'primitives' | 'composites' | 'views';
+  /** The dtypes the op is defined for by core's dtype rules (before the backend's capabilities). */
+  readonly dtypes: readonly DTypeName[];
+  /**
+   * What the backend must declare for the column dtype: 'compute' (default) for ops that reach
+   * compute primitives, 'storage' for data movement (views, copy_, fill_, cat, stack, pad, casts),
+   * which the contract requires for every stored dtype.
+   */
+  readonly needs?: 'storage' | 'compute';
+  /** The result dtype for a column dtype (default: the same), for the capability check. */
+  readonly outDtype?: (dtype: DTypeName) => DTypeName;
+  readonly tolerance: ToleranceClass;
+  /** Generate float32/float64 autograd cases against the oracle's numeric gradients. */
+  readonly differentiable: boolean;
+  /** Sample inputs for one dtype (the case's column). */
+  readonly samples: (dtype: DTypeName, rng: Rng) => Sample[];
+  /** Inputs for autograd cases (values away from kinks and poles); defaults to the first samples. */
+  readonly gradSamples?: (dtype: DTypeName, rng: Rng) => Sample[];
+  /** Which inputs are differentiable (default: every floating input). */
+  readonly gradInputs?: readonly number[];
+  /** The library call under test (inputs are already on `ctx.device`). */
+  readonly call: (inputs: Tensor[], args: Readonly<Record<string, any>>, ctx: { readonly device: Device; readonly dtype: DTypeName }) => Tensor;
+  /** The float64 oracle: exact result rounded into the result dtype (and an error bound when accumulated). */
+  readonly reference: (inputs: NdArray[], args: Readonly<Record<string, any>>, dtype: DTypeName) => Expected;
+  /** Name of the fused kernel that implements this composite op: its cases run fused and decomposed. */
+  readonly fused?: 'softmax' | 'logSoftmax';
+  readonly overrides?: readonly Override[];
+}

@@ -1,0 +1,91 @@
+// The vitest adapter: `describeConformance(loadBackend, options)` generates one `describe` per
+// category and one `it` per case, instantiated from the capabilities the backend declares.
+//
+//   // my-backend/test/conformance.test.ts
+//   import { describeConformance } from '@core/conformance/vitest';
+//   import { createMyBackend } from '../src/index.js';
+//   describeConformance(() => createMyBackend(), { expectations: './test/expectations.json' });
+import { afterAll, describe, it } from 'vitest';
+import { prepare, runCase, type RunOptions } from './runner/run.js';
+import type { BackendLoader } from './runner/env.js';
+import { buildReport, renderMarkdown } from './runner/report.js';
+import { CATEGORIES, type Case, type CaseResult } from './types.js';
+
+export interface DescribeOptions extends Omit<RunOptions, 'expectations' | 'onResult'> {
+  /** Suite title suffix (default: the backend's device type). */
+  readonly name?: string;
+  /** Parsed expectations JSON, or the path of the JSON file (read with node:fs). */
+  readonly expectations?: unknown;
+  /** Write the JSON report / Markdown matrix here after the run. */
+  readonly report?: string;
+  readonly markdown?: string;
+}
+
+async function readJson(path: string): Promise<unknown> {
+  const { readFile } = await import('node:fs/promises');
+  return JSON.parse(await readFile(path, 'utf8'));
+}
+
+async function writeText(path: string, text: string): Promise<void> {
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  const { dirname } = await import('node:path');
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+}
+
+export function describeConformance(load: BackendLoader, options: DescribeOptions = {}): void {
+  describe(`conformance${options.name ? `: ${options.name}` : ''}`, async () => {
+    const expectationsJson = typeof options.expectations === 'string' ? await readJson(options.expectations) : options.expectations;
+    const { env, cases, expectations } = await prepare(load, { ...options, expectations: expectationsJson });
+    const results: CaseResult[] = [];
+    const strict = options.strict ?? false;
+
+    for (const category of CATEGORIES) {
+      const list = cases.filter((c) => c.category === category);
+      if (list.length === 0) continue;
+      describe(category, () => {
+        for (const c of list) defineCase(c);
+      });
+    }
+
+    function defineCase(c: Case): void {
+      const expectation = expectations.get(c.id);
+      const skipReason = c.skip ?? (expectation?.status === 'skip' ? expectation.reason : undefined);
+      if (skipReason !== undefined) {
+        results.push({ id: c.id, category: c.category, op: c.op, dtype: c.dtype, status: 'skip', reason: skipReason });
+        it.skip(`${c.id} — skipped: ${skipReason}`, () => {});
+        return;
+      }
+      it(c.id, async () => {
+        const r = await runCase(c, expectation, options.timeoutMs);
+        results.push(r);
+        if (r.status === 'fail') throw new Error(r.message);
+        if (r.status === 'xpass') {
+          const message = `${c.id} is listed as xfail (${r.reason}) but passed: remove it from the expectations file`;
+          if (strict) throw new Error(message);
+          console.warn(`[conformance] ${message}`);
+        }
+      });
+    }
+
+    it('expectations file lists only existing cases', () => {
+      if (options.filter !== undefined) return;
+      const known = new Set(cases.map((c) => c.id));
+      const stale = [...expectations.keys()].filter((id) => !known.has(id));
+      if (stale.length === 0) return;
+      const message = `expectations for ${env.name} list ids that match no case: ${stale.join(', ')}`;
+      if (strict) throw new Error(message);
+      console.warn(`[conformance] ${message}`);
+    });
+
+    afterAll(async () => {
+      if (!options.report && !options.markdown) return;
+      const known = new Set(cases.map((c) => c.id));
+      const report = buildReport(env, results, { strict, staleExpectations: [...expectations.keys()].filter((id) => !known.has(id)), durationMs: 0 });
+      if (options.report) await writeText(options.report, `${JSON.stringify(report, null, 2)}\n`);
+      if (options.markdown) await writeText(options.markdown, renderMarkdown(report));
+    });
+  });
+}
+
+export type { BackendLoader } from './runner/env.js';

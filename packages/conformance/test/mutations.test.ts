@@ -1,0 +1,42 @@
+// The mutation check (issue 5): one primitive at a time is broken in a wrapped CPU backend, and the
+// suite must catch it, in the cases named here, with a message that says what is wrong.
+import { describe, expect, it } from 'vitest';
+import { runConformance, type Report } from '../src/index.js';
+import { MUTANTS } from './mutants.js';
+
+async function failures(make: () => ReturnType<(typeof MUTANTS)[keyof typeof MUTANTS]>, filter?: RegExp): Promise<Report['cases']> {
+  const report = await runConformance(make, filter ? { filter } : {});
+  return report.cases.filter((c) => c.status === 'fail');
+}
+
+describe('the suite catches broken primitives', () => {
+  it('float16 cast rounding half up instead of to even', async () => {
+    const fails = await failures(MUTANTS.castRoundHalfUp);
+    const rnd3 = fails.find((c) => c.id === 'promotion/RND-3/f16-ties-to-even');
+    expect(rnd3?.message).toContain('got 2050, expected 2048');
+    expect(fails.map((c) => c.id)).toContain('primitives/to(float16)/float32/ties');
+  });
+  it('an off-by-one in strided reads', async () => {
+    const fails = await failures(MUTANTS.stridedReadOffByOne);
+    expect(fails.length).toBeGreaterThan(100);
+    const ids = fails.map((c) => c.id);
+    expect(ids).toContain('primitives/neg/float32/strided-2x5');
+    expect(ids).toContain('views/contiguous/float32/transposed-4x3');
+    expect(ids).toContain('storage/strided-kernel-copy');
+    // The step-2 view's other elements hold a sentinel (1000), so a shifted read shows up loudly.
+    expect(fails.find((c) => c.id === 'primitives/neg/float32/strided-2x5')!.message).toMatch(/values wrong \(bit-exact\)/);
+  });
+  it('a fused softmax without the max subtraction', async () => {
+    const fails = await failures(MUTANTS.softmaxWithoutMax, /softmax/);
+    const ids = fails.map((c) => c.id);
+    expect(ids).toContain('composites/softmax/float32/large-values/fused');
+    expect(ids.every((id) => id.includes('/fused'))).toBe(true); // the decomposition is unaffected
+    expect(fails.find((c) => c.id === 'composites/softmax/float32/large-values/fused')!.message).toContain('got NaN');
+  });
+  it('a fused logSoftmax with a "safe log" epsilon', async () => {
+    const fails = await failures(MUTANTS.logSoftmaxEpsilon, /logSoftmax|training/);
+    const ids = fails.map((c) => c.id);
+    expect(ids).toContain('composites/logSoftmax/float64/dim-1-3x5/fused');
+    expect(ids).toContain('training/mlp-sgd-momentum/float64');
+  });
+});
