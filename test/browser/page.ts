@@ -1,0 +1,33 @@
+// Headless Chromium for browser tests: Debian's chromium driven by playwright-core (never a
+// downloaded browser), pages served from 127.0.0.1 by a throwaway HTTP server.
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Launch the system Chromium, or fail saying how to install it (.ci/run does). */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`browser tests need Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    // The machine has no network beyond the registries: keep Chromium from reaching out.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', ...extraArgs],
+  });
+}
+
+/** Serve one HTML page and one script on 127.0.0.1; returns its URL and a close function. */
+export async function servePage(script: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const html = '<!doctype html><meta charset="utf-8"><title>test</title><script type="module" src="/main.js"></script>';
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/main.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+    else if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
