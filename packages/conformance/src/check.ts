@@ -7,14 +7,19 @@ import { fail, type Measure } from './types.js';
 
 /** What a result should be: the value (already in `dtype`), and for accumulated ops an error bound. */
 export interface Expected {
+  /** The expected values, already rounded into `dtype`. */
   readonly value: NdArray;
+  /** The dtype the result must have. */
   readonly dtype: DTypeName;
   /** Extra absolute allowance per element (accumulated ops). */
   readonly bound?: Float64Array;
 }
 
+/** How `expectTensor` compares: a label for messages and the tolerance class. */
 export interface CheckSpec {
+  /** Names the checked value in failure messages. */
   readonly label: string;
+  /** The tolerance class (exact, approx, accumulated…), which gives atol/rtol per dtype. */
   readonly cls: ToleranceClass;
   /** Overrides the class's per-dtype tolerance. */
   readonly tolerance?: Tolerance;

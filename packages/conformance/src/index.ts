@@ -1,3 +1,10 @@
+/**
+ * One suite that proves a @core/tensor backend behaves like every other: a float64 reference
+ * oracle, OpInfo-style cases, and the runner and report. Runs under Node, in a bundler or in a
+ * browser page.
+ *
+ * @module \@core/conformance
+ */
 // @core/conformance: one suite that proves a @core/tensor backend behaves like every other.
 // This entry has no Node-only imports: it runs under Node, in a bundler, or in a browser page.
 export { runConformance, runCase, prepare, selectCases, type RunOptions, type Prepared } from './runner/run.js';
@@ -10,4 +17,5 @@ export type { OpInfo, Sample } from './opinfo.js';
 export { CATEGORIES, ConformanceFailure, type Case, type CaseResult, type Category, type Env, type Measure, type Status } from './types.js';
 export { APPROX, GRAD, EXACT, toleranceFor, type Tolerance, type ToleranceClass, type Override } from './tolerance.js';
 export { expectTensor, expectValues, type Expected, type CheckSpec } from './check.js';
+/** The float64 reference oracle, for backend authors who want to check a kernel on its own. */
 export * as oracle from './oracle/index.js';

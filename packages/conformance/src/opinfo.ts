@@ -9,9 +9,11 @@ import type { NdArray } from './oracle/ndarray.js';
 import type { Rng } from './rng.js';
 import type { Override, ToleranceClass } from './tolerance.js';
 
+/** One set of inputs for an op: a case per sample and dtype. */
 export interface Sample {
   /** Part of the case id: short, stable, describes the inputs (e.g. 'broadcast-2x1x4+3x1'). */
   readonly name: string;
+  /** The tensor inputs, described so that the backend and the oracle get the same values. */
   readonly inputs: readonly Input[];
   /** Non-tensor arguments (dims, scalars, padding…), passed to both call and reference. */
   readonly args?: Readonly<Record<string, unknown>>;
@@ -19,9 +21,13 @@ export interface Sample {
   readonly numerics?: boolean;
 }
 
+/**
+ * One op's entry in the table (PyTorch's OpInfo, reduced): dtypes, samples, the library call, the float64 oracle and the tolerance class. The primitives, composites, views, numerics, autograd and capabilities cases are generated from it.
+ */
 export interface OpInfo {
   /** Row of the support matrix and part of case ids. */
   readonly name: string;
+  /** The report category of its forward cases. */
   readonly category: 'primitives' | 'composites' | 'views';
   /** The dtypes the op is defined for by core's dtype rules (before the backend's capabilities). */
   readonly dtypes: readonly DTypeName[];
@@ -33,6 +39,7 @@ export interface OpInfo {
   readonly needs?: 'storage' | 'compute';
   /** The result dtype for a column dtype (default: the same), for the capability check. */
   readonly outDtype?: (dtype: DTypeName) => DTypeName;
+  /** How closely results must match the oracle. */
   readonly tolerance: ToleranceClass;
   /** Generate float32/float64 autograd cases against the oracle's numeric gradients. */
   readonly differentiable: boolean;
@@ -48,5 +55,6 @@ export interface OpInfo {
   readonly reference: (inputs: NdArray[], args: Readonly<Record<string, any>>, dtype: DTypeName) => Expected;
   /** Name of the fused kernel that implements this composite op: its cases run fused and decomposed. */
   readonly fused?: 'softmax' | 'logSoftmax';
+  /** Per-sample tolerance changes, each with its reason. */
   readonly overrides?: readonly Override[];
 }

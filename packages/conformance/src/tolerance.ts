@@ -12,10 +12,16 @@
 import type { DTypeName } from '@core/tensor';
 import { isFloat } from './oracle/dtype.js';
 
+/**
+ * How closely a result must match the oracle: bit-exact (with or without the sign of zero), about one ulp, or with a bound that grows with the reduced length.
+ */
 export type ToleranceClass = 'exact' | 'exact-any-zero' | 'approx' | 'accumulated';
 
+/** A result passes when |actual − expected| ≤ atol + rtol·|expected| (+ the accumulation bound). */
 export interface Tolerance {
+  /** Absolute tolerance. */
   readonly atol: number;
+  /** Relative tolerance. */
   readonly rtol: number;
 }
 
@@ -33,6 +39,7 @@ export const GRAD: Readonly<Record<'float32' | 'float64', Tolerance>> = {
   float32: { atol: 1e-4, rtol: 1e-3 },
 };
 
+/** Bit-exact: atol = rtol = 0. */
 export const EXACT: Tolerance = { atol: 0, rtol: 0 };
 
 /** The atol/rtol a class gives for a dtype (int32 and bool are always exact). */
@@ -43,9 +50,12 @@ export function toleranceFor(cls: ToleranceClass, dtype: DTypeName): Tolerance {
 
 /** A tolerance change for some of an op's samples, with the reason it is needed. */
 export interface Override {
+  /** The dtypes it applies to (all when absent). */
   readonly dtypes?: readonly DTypeName[];
   /** Sample names it applies to (all when absent). */
   readonly samples?: readonly string[];
+  /** The tolerance to use instead. */
   readonly tolerance: Tolerance;
+  /** Why the class's tolerance is not enough. */
   readonly reason: string;
 }

@@ -1,25 +1,27 @@
 // The suite's vocabulary: categories, cases, the environment a run is instantiated for, results.
 import type { Backend, Device, DTypeName } from '@core/tensor';
 
-/**
- * Case categories, in report order. Mixed precision adds 'autocast' (AC-*) and 'gradscaler' (GS-*)
- * here when issue 4 lands: one more builder in cases/index.ts each, nothing else changes.
- */
+/** Case categories, in report order (mixed precision: 'autocast' for AC-*, 'gradscaler' for GS-*). */
 export const CATEGORIES = [
   'storage', 'primitives', 'composites', 'views', 'promotion', 'numerics', 'devices', 'transfers',
-  'random', 'autograd', 'optimizers', 'training', 'capabilities',
+  'random', 'autograd', 'optimizers', 'autocast', 'gradscaler', 'training', 'capabilities',
 ] as const;
+/** A case category: a section of the report. */
 export type Category = (typeof CATEGORIES)[number];
 
 /** What a passing case measured (for the report's max abs/rel error columns). */
 export interface Measure {
+  /** The largest absolute error. */
   readonly maxAbs?: number;
+  /** The largest relative error. */
   readonly maxRel?: number;
 }
 
+/** One conformance case: an id, where it goes in the report, and a `run` that throws on failure. */
 export interface Case {
   /** Stable, unique: `category/op/dtype/sample`. Expectations files refer to it. */
   readonly id: string;
+  /** Its category. */
   readonly category: Category;
   /** Row of the support matrix. */
   readonly op: string;
@@ -35,6 +37,7 @@ export interface Case {
 export interface Env {
   /** Device type of the backend under test. */
   readonly name: string;
+  /** The backend object. */
   readonly backend: Backend<unknown>;
   /** `name:0` (plain `cpu` for the cpu backend). */
   readonly device: Device;
@@ -44,26 +47,40 @@ export interface Env {
   readonly cpu: Device | null;
   /** dtypes the backend computes in / stores. */
   readonly compute: ReadonlySet<DTypeName>;
+  /** dtypes the backend can store. */
   readonly storage: ReadonlySet<DTypeName>;
+  /** Whether NaN/Inf follow IEEE 754 (NaN/Inf cases are skipped otherwise). */
   readonly strictNumerics: boolean;
+  /** Whether the backend reads synchronously. */
   readonly syncRead: boolean;
   /** Composite ops the backend registers fused kernels for. */
   readonly fused: ReadonlySet<string>;
 }
 
+/** A case's outcome: passed, failed, skipped, failed as expected (xfail), or passed though expected to fail (xpass). */
 export type Status = 'pass' | 'fail' | 'skip' | 'xfail' | 'xpass';
 
+/** One case's outcome, as the report lists it. */
 export interface CaseResult {
+  /** The case id. */
   readonly id: string;
+  /** The case's category. */
   readonly category: Category;
+  /** The op (matrix row). */
   readonly op: string;
+  /** The dtype (matrix column), or '-'. */
   readonly dtype: DTypeName | '-';
+  /** The outcome. */
   readonly status: Status;
   /** Failure message (fail, xfail), or why the case was skipped or expected to fail. */
   readonly message?: string;
+  /** The expectation's or the capability check's reason, for skip, xfail and xpass. */
   readonly reason?: string;
+  /** The largest absolute error measured, when the case measured one. */
   readonly maxAbs?: number;
+  /** The largest relative error measured, when the case measured one. */
   readonly maxRel?: number;
+  /** How long the case ran, in milliseconds. */
   readonly ms?: number;
 }
 

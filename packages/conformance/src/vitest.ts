@@ -1,3 +1,9 @@
+/**
+ * The vitest adapter: `describeConformance` turns the suite into one `describe` per category and
+ * one `it` per case (ESM only, like vitest).
+ *
+ * @module \@core/conformance/vitest
+ */
 // The vitest adapter: `describeConformance(loadBackend, options)` generates one `describe` per
 // category and one `it` per case, instantiated from the capabilities the backend declares.
 //
@@ -11,6 +17,7 @@ import type { BackendLoader } from './runner/env.js';
 import { buildReport, renderMarkdown } from './runner/report.js';
 import { CATEGORIES, type Case, type CaseResult } from './types.js';
 
+/** Options of `describeConformance`. */
 export interface DescribeOptions extends Omit<RunOptions, 'expectations' | 'onResult'> {
   /** Suite title suffix (default: the backend's device type). */
   readonly name?: string;
@@ -18,6 +25,7 @@ export interface DescribeOptions extends Omit<RunOptions, 'expectations' | 'onRe
   readonly expectations?: unknown;
   /** Write the JSON report / Markdown matrix here after the run. */
   readonly report?: string;
+  /** Write the Markdown support matrix here after the run. */
   readonly markdown?: string;
 }
 
@@ -33,6 +41,9 @@ async function writeText(path: string, text: string): Promise<void> {
   await writeFile(path, text);
 }
 
+/**
+ * Declare the suite as vitest tests: one `describe` per category and one `it` per case, for the backend `load` provides; call it at the top level of a test file.
+ */
 export function describeConformance(load: BackendLoader, options: DescribeOptions = {}): void {
   describe(`conformance${options.name ? `: ${options.name}` : ''}`, async () => {
     const expectationsJson = typeof options.expectations === 'string' ? await readJson(options.expectations) : options.expectations;

@@ -113,4 +113,27 @@ export function logSoftmaxEpsilon(): Backend<CpuStorage> {
   });
 }
 
-export const MUTANTS = { castRoundHalfUp, stridedReadOffByOne, softmaxWithoutMax, logSoftmaxEpsilon } as const;
+/**
+ * Mutant 5: max/min reductions skip NaN (C's fmax/fmin semantics) instead of propagating it, for
+ * float32 and float64. The GradScaler's inf check reduces each grad to its max and min, so a NaN
+ * gradient goes unnoticed and the optimizer steps with it.
+ */
+export function maxMinSkipNaN(): Backend<CpuStorage> {
+  return createCpuBackend({
+    kernels: {
+      ...CpuKernels,
+      reduce(op, x: Ref, axes, out: Ref, accumulate) {
+        if ((op !== 'max' && op !== 'min') || (x.dtype !== 'float32' && x.dtype !== 'float64')) return CpuKernels.reduce(op, x, axes, out, accumulate);
+        const n = x.shape.reduce((a, b) => a * b, 1);
+        const tmp = new CpuStorage(x.dtype, n);
+        const ref: Ref = { storage: tmp, dtype: x.dtype, shape: x.shape, strides: contiguous(x.shape), offset: 0 };
+        CpuKernels.copy(x, ref);
+        const data = tmp.data as Float32Array | Float64Array;
+        for (let i = 0; i < n; i++) if (Number.isNaN(data[i]!)) data[i] = op === 'max' ? -Infinity : Infinity;
+        return CpuKernels.reduce(op, ref, axes, out, accumulate);
+      },
+    },
+  });
+}
+
+export const MUTANTS = { castRoundHalfUp, stridedReadOffByOne, softmaxWithoutMax, logSoftmaxEpsilon, maxMinSkipNaN } as const;

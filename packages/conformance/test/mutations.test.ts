@@ -33,6 +33,15 @@ describe('the suite catches broken primitives', () => {
     expect(ids.every((id) => id.includes('/fused'))).toBe(true); // the decomposition is unaffected
     expect(fails.find((c) => c.id === 'composites/softmax/float32/large-values/fused')!.message).toContain('got NaN');
   });
+  it('max/min reductions that skip NaN: the GradScaler misses a NaN gradient and steps with it', async () => {
+    const fails = await failures(MUTANTS.maxMinSkipNaN, /^gradscaler\//);
+    const ids = fails.map((c) => c.id);
+    expect(ids).toContain('gradscaler/GS-6/float32/nan');
+    expect(ids).toContain('gradscaler/GS-7/skips-on-nan');
+    expect(fails.find((c) => c.id === 'gradscaler/GS-6/float32/nan')!.message).toContain('found_inf: 1 of 1 float32 values wrong (bit-exact); first at (0-dim): got 0, expected 1');
+    expect(fails.find((c) => c.id === 'gradscaler/GS-7/skips-on-nan')!.message).toContain('a skipped step() returns: got stepped, expected undefined');
+    expect(ids.every((id) => /nan/.test(id))).toBe(true); // Inf is still caught
+  });
   it('a fused logSoftmax with a "safe log" epsilon', async () => {
     const fails = await failures(MUTANTS.logSoftmaxEpsilon, /logSoftmax|training/);
     const ids = fails.map((c) => c.id);

@@ -1,3 +1,10 @@
+/**
+ * Tensors with PyTorch's semantics: devices and the same-device rule, dtypes and type promotion,
+ * strided views, factories, ops, autograd, autocast and GradScaler, and the backend contract that
+ * compute backends implement.
+ *
+ * @module \@core/tensor
+ */
 // @core/tensor: devices, dtypes, tensors, dispatch and the backend contract.
 export { Device, device, cpu, type DeviceLike } from './device/device.js';
 export { getDefaultDevice, setDefaultDevice, bestDevice } from './device/default-device.js';

@@ -1,11 +1,12 @@
-// Every category's case builder, in report order. Mixed precision (issue 4) adds two entries here:
-// autocast (AC-*: policies per op, nesting, the cast cache, gradient dtypes) and gradscaler (GS-*:
-// scale/unscale/step/update state machine, the device-side inf check as a composite with an
-// optional fused kernel, run decomposed and fused like softmax). Their op-level parts can reuse the
-// op table (an `autocast` column on OpInfo naming the policy) and the oracle (rounding, grads).
+// Every category's case builder, in report order. Mixed precision: autocast (AC-*: the policy table
+// per op through the op table and the oracle, nesting, the cast cache, gradient dtypes) and
+// gradscaler (GS-*: the scale/unscale/step/update state machine, and its two device-side
+// composites against the oracle's GS-6/GS-9 arithmetic).
 import type { Case, Category, Env } from '../types.js';
+import { autocastCases } from './autocast.js';
 import { autogradCases } from './autograd.js';
 import { deviceCases } from './devices.js';
+import { gradScalerCases } from './gradscaler.js';
 import { optimizerCases } from './optim.js';
 import { promotionCases } from './promotion.js';
 import { randomCases } from './random.js';
@@ -16,7 +17,8 @@ import { transferCases } from './transfers.js';
 import { CATEGORIES } from '../types.js';
 
 const BUILDERS: ReadonlyArray<(env: Env) => Case[]> = [
-  storageCases, tableCases, promotionCases, deviceCases, transferCases, randomCases, autogradCases, optimizerCases, trainingCases,
+  storageCases, tableCases, promotionCases, deviceCases, transferCases, randomCases, autogradCases, optimizerCases, autocastCases, gradScalerCases,
+  trainingCases,
 ];
 
 /** All cases for the backend in `env`, ordered by category (report order), ids unique. */

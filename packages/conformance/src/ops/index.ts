@@ -6,4 +6,5 @@ import { REDUCTION_INFOS } from './reductions.js';
 import { STRUCTURAL_INFOS } from './structural.js';
 import { VIEW_INFOS } from './views.js';
 
+/** The op table: every op the library exposes, one entry each. */
 export const OPS: readonly OpInfo[] = [...ELEMENTWISE_INFOS, ...COMPOSITE_INFOS, ...REDUCTION_INFOS, ...STRUCTURAL_INFOS, ...VIEW_INFOS];

@@ -5,7 +5,9 @@
 import { roundToBFloat16, roundToFloat16, type DTypeName } from '@core/tensor';
 import { map, type NdArray } from './ndarray.js';
 
+/** The floating dtypes. */
 export const FLOAT_DTYPES = ['float32', 'float16', 'bfloat16', 'float64'] as const satisfies readonly DTypeName[];
+/** Every dtype the library has. */
 export const ALL_DTYPES = ['float32', 'float16', 'bfloat16', 'float64', 'int32', 'bool'] as const satisfies readonly DTypeName[];
 export type FloatDType = (typeof FLOAT_DTYPES)[number];
 
@@ -30,6 +32,7 @@ export function roundTo(dtype: DTypeName, v: number): number {
   }
 }
 
+/** `roundTo` applied to every element. */
 export function roundArray(dtype: DTypeName, a: NdArray): NdArray {
   return map(a, (v) => roundTo(dtype, v));
 }
@@ -60,7 +63,16 @@ export function accumulatorOf(dtype: DTypeName): DTypeName {
 }
 
 /** Largest finite value, smallest normal, smallest subnormal of a float dtype. */
-export function limits(dtype: FloatDType): { max: number; tiny: number; subnormal: number; eps: number } {
+export function limits(dtype: FloatDType): {
+  /** The largest finite value. */
+  max: number;
+  /** The smallest positive normal value. */
+  tiny: number;
+  /** The smallest positive subnormal value. */
+  subnormal: number;
+  /** The gap between 1 and the next representable value. */
+  eps: number;
+} {
   switch (dtype) {
     case 'float16': return { max: 65504, tiny: 2 ** -14, subnormal: 2 ** -24, eps: 2 ** -10 };
     case 'bfloat16': return { max: 3.3895313892515355e38, tiny: 2 ** -126, subnormal: 2 ** -133, eps: 2 ** -7 };

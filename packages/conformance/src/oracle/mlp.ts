@@ -14,7 +14,12 @@ export interface MlpProblem {
 }
 
 /** Loss and gradients: h = relu(x·W1 + b1), z = h·W2 + b2, loss = mean(−log softmax(z)[y]). */
-export function mlpLossAndGrads(p: MlpParams, prob: MlpProblem): { loss: number; grads: MlpParams } {
+export function mlpLossAndGrads(p: MlpParams, prob: MlpProblem): {
+  /** The mean cross-entropy loss. */
+  loss: number;
+  /** Its gradient with respect to each parameter. */
+  grads: MlpParams;
+} {
   const { batch: B, inputs: I, hidden: H, classes: C, x, y } = prob;
   const pre = new Float64Array(B * H);
   const h = new Float64Array(B * H);

@@ -2,11 +2,15 @@
 // for clarity, not speed: every function builds a new array element by element from multi-indices,
 // so each one reads like its definition. Nothing here uses @core/tensor.
 
+/** The oracle's array: a shape and row-major float64 values (every dtype's values fit a float64 exactly). */
 export interface NdArray {
+  /** The size of each dim. */
   readonly shape: readonly number[];
+  /** The values, row-major. */
   readonly data: Float64Array;
 }
 
+/** The number of elements of a shape (1 for []). */
 export function numel(shape: readonly number[]): number {
   return shape.reduce((n, s) => n * s, 1);
 }
@@ -19,10 +23,12 @@ export function nd(shape: readonly number[], values: ArrayLike<number> | ((i: nu
   return { shape: [...shape], data };
 }
 
+/** A 0-dim array. */
 export function scalar(v: number): NdArray {
   return nd([], [v]);
 }
 
+/** A 1-D array of the values. */
 export function vector(values: readonly number[]): NdArray {
   return nd([values.length], values);
 }
@@ -38,6 +44,7 @@ export function stridesOf(shape: readonly number[]): number[] {
   return strides;
 }
 
+/** The multi-index of row-major position `flat` in `shape`. */
 export function unravel(flat: number, shape: readonly number[]): number[] {
   const idx = new Array<number>(shape.length);
   for (let d = shape.length - 1; d >= 0; d--) {
@@ -47,12 +54,14 @@ export function unravel(flat: number, shape: readonly number[]): number[] {
   return idx;
 }
 
+/** The row-major position of multi-index `idx` in `shape` (the inverse of `unravel`). */
 export function ravel(idx: readonly number[], shape: readonly number[]): number {
   let flat = 0;
   for (let d = 0; d < shape.length; d++) flat = flat * shape[d]! + idx[d]!;
   return flat;
 }
 
+/** The element at a multi-index. */
 export function at(a: NdArray, idx: readonly number[]): number {
   return a.data[ravel(idx, a.shape)]!;
 }
@@ -62,10 +71,12 @@ export function generate(shape: readonly number[], f: (idx: number[]) => number)
   return nd(shape, (i) => f(unravel(i, shape)));
 }
 
+/** A new array of `f(value, flatIndex)` for every element. */
 export function map(a: NdArray, f: (x: number, i: number) => number): NdArray {
   return nd(a.shape, (i) => f(a.data[i]!, i));
 }
 
+/** Whether two shapes are equal. */
 export function sameShape(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((s, i) => s === b[i]);
 }
@@ -88,6 +99,7 @@ export function broadcastShapes(...shapes: (readonly number[])[]): number[] {
   return out;
 }
 
+/** `a` broadcast to `shape` (materialised). */
 export function broadcastTo(a: NdArray, shape: readonly number[]): NdArray {
   const lead = shape.length - a.shape.length;
   return generate(shape, (idx) => at(a, a.shape.map((s, d) => (s === 1 ? 0 : idx[lead + d]!))));
@@ -100,6 +112,7 @@ export function zipWith(arrays: readonly NdArray[], f: (...xs: number[]) => numb
   return nd(shape, (i) => f(...full.map((a) => a.data[i]!)));
 }
 
+/** The same values in a new shape (one size may be -1). */
 export function reshape(a: NdArray, shape: readonly number[]): NdArray {
   const known = shape.filter((s) => s !== -1);
   const resolved = shape.map((s) => (s === -1 ? numel(a.shape) / numel(known) : s));
@@ -107,6 +120,7 @@ export function reshape(a: NdArray, shape: readonly number[]): NdArray {
   return { shape: resolved, data: a.data.slice() };
 }
 
+/** A copy with dims reordered: dim i of the result is dim `dims[i]` of `a`. */
 export function permute(a: NdArray, dims: readonly number[]): NdArray {
   const shape = dims.map((d) => a.shape[d]!);
   return generate(shape, (idx) => {
@@ -116,6 +130,7 @@ export function permute(a: NdArray, dims: readonly number[]): NdArray {
   });
 }
 
+/** A copy with two dims swapped. */
 export function transpose(a: NdArray, d0: number, d1: number): NdArray {
   const n = a.shape.length;
   const x = (d0 + n) % n;
@@ -140,6 +155,7 @@ export function slice(a: NdArray, dim: number, start = 0, end?: number, step = 1
   });
 }
 
+/** The slice at one index of `dim`, with that dim removed (negative dim and index count from the end). */
 export function select(a: NdArray, dim: number, index: number): NdArray {
   const d = (dim + a.shape.length) % a.shape.length;
   const i = index < 0 ? index + a.shape[d]! : index;
@@ -147,6 +163,7 @@ export function select(a: NdArray, dim: number, index: number): NdArray {
   return generate(shape, (idx) => at(a, [...idx.slice(0, d), i, ...idx.slice(d)]));
 }
 
+/** The values as a plain array, row-major. */
 export function flat(a: NdArray): number[] {
   return Array.from(a.data);
 }

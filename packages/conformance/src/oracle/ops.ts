@@ -6,7 +6,9 @@ import { at, generate, nd, numel, type NdArray, unravel } from './ndarray.js';
 
 /** Result of an accumulated op: the exact value and Σ|terms| per output element. */
 export interface Accumulated {
+  /** The exact result. */
   readonly value: NdArray;
+  /** Σ|terms| per output element, which bounds the rounding error of an accumulation. */
   readonly magnitude: NdArray;
   /** Number of terms accumulated into each output element. */
   readonly length: number;
@@ -41,10 +43,12 @@ function fold(x: NdArray, axes: readonly number[] | null, keepdim: boolean, fibr
   return { shape: reducedShape(x.shape, axes, keepdim), data: out.data };
 }
 
+/** How many elements each output of a reduction over `axes` combines (all of them for null). */
 export function reduceLength(shape: readonly number[], axes: readonly number[] | null): number {
   return normalizeAxes(axes, shape.length).reduce((n, a) => n * shape[a]!, 1);
 }
 
+/** Exact sum over `axes` (all for null), with the magnitude bound. */
 export function sum(x: NdArray, axes: readonly number[] | null, keepdim = false): Accumulated {
   return {
     value: fold(x, axes, keepdim, (v) => v.reduce((s, t) => s + t, 0)),
@@ -53,6 +57,7 @@ export function sum(x: NdArray, axes: readonly number[] | null, keepdim = false)
   };
 }
 
+/** Exact product over `axes` (all for null), with the magnitude bound. */
 export function prod(x: NdArray, axes: readonly number[] | null, keepdim = false): Accumulated {
   const value = fold(x, axes, keepdim, (v) => v.reduce((p, t) => p * t, 1));
   return { value, magnitude: { shape: value.shape, data: value.data.map(Math.abs) }, length: reduceLength(x.shape, axes) };
@@ -204,6 +209,7 @@ export function cat(parts: readonly NdArray[], dim: number): NdArray {
   });
 }
 
+/** Same-shaped arrays joined along a new dim `dim`. */
 export function stack(parts: readonly NdArray[], dim: number): NdArray {
   const rank = parts[0]!.shape.length + 1;
   const d = dim < 0 ? dim + rank : dim;

@@ -46,6 +46,7 @@ export function adamStep(p: Float64Array, grad: Float64Array, o: AdamOptions, st
   }
 }
 
+/** A zeroed Adam state for `n` parameters. */
 export function newAdamState(n: number): AdamState {
   return { t: 0, m: new Float64Array(n), v: new Float64Array(n), vmax: new Float64Array(n) };
 }

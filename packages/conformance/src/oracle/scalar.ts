@@ -46,6 +46,7 @@ export function roundHalfEven(x: number): number {
   return r;
 }
 
+/** Every unary primitive on one float64 value. */
 export const UNARY: Readonly<Record<UnaryOp, (x: number) => number>> = {
   neg: (x) => -x,
   abs: (x) => Math.abs(x),
@@ -99,6 +100,7 @@ export function pyRemainder(a: number, b: number): number {
   return m;
 }
 
+/** Every binary primitive on float64 values. */
 export const BINARY: Readonly<Record<BinaryOp, (a: number, b: number) => number>> = {
   add: (a, b) => a + b,
   sub: (a, b) => a - b,
@@ -120,6 +122,7 @@ function intPow(a: number, b: number): number {
   return r;
 }
 
+/** int32 versions of the binary primitives defined on integers; results wrap like C. */
 export const BINARY_INT: Readonly<Partial<Record<BinaryOp, (a: number, b: number) => number>>> = {
   add: (a, b) => (a + b) | 0,
   sub: (a, b) => (a - b) | 0,
@@ -142,6 +145,7 @@ export const BINARY_BOOL: Readonly<Partial<Record<BinaryOp, (a: number, b: numbe
   logicalOr: BINARY.logicalOr,
 };
 
+/** Every comparison primitive, giving 1 or 0 (NaN compares unequal to everything). */
 export const COMPARE: Readonly<Record<CompareOp, (a: number, b: number) => number>> = {
   eq: (a, b) => (a === b ? 1 : 0),
   ne: (a, b) => (a !== b ? 1 : 0),

@@ -14,11 +14,13 @@ import type { Env } from '../types.js';
  */
 export type BackendLoader = () => Backend<any> | BackendFactory | string | void | Promise<Backend<any> | BackendFactory | string | void>;
 
+/** Options for loading the backend under test. */
 export interface LoadOptions {
   /** Device type to test, when the loader registers several or returns nothing. */
   readonly device?: string;
 }
 
+/** The suite could not start: the backend did not load, or which device to test is unclear. */
 export class ConformanceSetupError extends Error {
   constructor(message: string) {
     super(message);

@@ -2,17 +2,24 @@
 // with the reason. Exact ids only (no name matching): an entry that matches no case is reported as
 // stale, and a listed xfail that passes is reported as xpass; both fail a --strict run.
 
+/** 'skip': do not run the case; 'xfail': run it and expect it to fail. */
 export type ExpectationStatus = 'skip' | 'xfail';
 
+/** One known gap of a backend: a case id, what to expect of it, and why. */
 export interface Expectation {
+  /** The exact case id. */
   readonly id: string;
+  /** skip or xfail. */
   readonly status: ExpectationStatus;
+  /** Why (shown in the report). */
   readonly reason: string;
 }
 
+/** The JSON format of a backend's expectations file. */
 export interface ExpectationsFile {
   /** The device type the file is for (informational; checked against the backend under test). */
   readonly backend?: string;
+  /** The known gaps. */
   readonly expectations: readonly Expectation[];
 }
 

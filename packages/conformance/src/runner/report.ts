@@ -5,37 +5,62 @@
 import { CONTRACT_VERSION, type Capabilities } from '@core/tensor';
 import { CATEGORIES, type CaseResult, type Category, type Env, type Status } from '../types.js';
 
+/** Every case status, in report order. */
 export const STATUSES: readonly Status[] = ['pass', 'fail', 'skip', 'xfail', 'xpass'];
 const COLUMNS = ['float32', 'float16', 'bfloat16', 'float64', 'int32', 'bool', '-'] as const;
 
-export type Counts = Record<Status, number> & { total: number };
+/** Cases per status, and in all. */
+export type Counts = Record<Status, number> & {
+  /** All cases counted. */
+  total: number;
+};
 
+/** One cell of the support matrix: an op at one dtype, with its counts and largest errors. */
 export interface MatrixCell extends Counts {
+  /** The op (matrix row). */
   readonly op: string;
+  /** The dtype (matrix column), or '-'. */
   readonly dtype: string;
+  /** The category of the cell's cases. */
   readonly category: Category;
+  /** The largest absolute error measured. */
   maxAbs: number;
+  /** The largest relative error measured. */
   maxRel: number;
 }
 
+/** The result of a conformance run: the backend, every case's result, counts, and the support matrix. */
 export interface Report {
+  /** The backend under test, as it described itself. */
   readonly backend: {
+    /** Its device type. */
     readonly name: string;
+    /** The contract version it implements. */
     readonly contractVersion: string;
+    /** How many devices it serves. */
     readonly deviceCount: number;
+    /** What it declared it supports. */
     readonly capabilities: Capabilities;
+    /** Composite ops it has fused kernels for. */
     readonly fused: string[];
   };
   /** The contract version of the @core/tensor the suite ran against. */
   readonly coreContractVersion: string;
+  /** Whether the run was strict (xpass and stale expectations fail it). */
   readonly strict: boolean;
   /** No failures; under strict, also no xpass and no stale expectations. */
   readonly ok: boolean;
+  /** Cases per status over the whole run. */
   readonly counts: Counts;
+  /** Cases per status in each category. */
   readonly categories: Record<Category, Counts>;
+  /** The support matrix: op × dtype cells. */
   readonly matrix: MatrixCell[];
+  /** Expectation ids that matched no case. */
   readonly staleExpectations: string[];
+  /** Wall time of the run. */
   readonly durationMs: number;
+  /** Every case's result, in run order. */
   readonly cases: CaseResult[];
 }
 
@@ -43,6 +68,7 @@ function emptyCounts(): Counts {
   return { pass: 0, fail: 0, skip: 0, xfail: 0, xpass: 0, total: 0 };
 }
 
+/** Assemble the report from case results (what `runConformance` does after running them). */
 export function buildReport(env: Env, results: CaseResult[], o: { strict: boolean; staleExpectations: string[]; durationMs: number }): Report {
   const counts = emptyCounts();
   const categories = Object.fromEntries(CATEGORIES.map((c) => [c, emptyCounts()])) as Record<Category, Counts>;

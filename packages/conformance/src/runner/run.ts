@@ -5,6 +5,7 @@ import { prepareEnv, type BackendLoader, type LoadOptions } from './env.js';
 import { parseExpectations, type Expectation } from './expectations.js';
 import { buildReport, type Report } from './report.js';
 
+/** Options of `runConformance` (and of `prepare`). */
 export interface RunOptions extends LoadOptions {
   /** Parsed expectations JSON (see ExpectationsFile), or an index from parseExpectations. */
   readonly expectations?: unknown;
@@ -24,6 +25,7 @@ export function expectationIndex(expectations: unknown): Map<string, Expectation
   return parseExpectations(expectations);
 }
 
+/** The cases `filter` accepts (all when it is undefined). */
 export function selectCases(cases: readonly Case[], filter: RunOptions['filter']): Case[] {
   if (filter === undefined) return [...cases];
   if (typeof filter === 'function') return cases.filter(filter);
@@ -75,9 +77,13 @@ function now(): number {
   return typeof performance !== 'undefined' ? performance.now() : Date.now();
 }
 
+/** A loaded backend and its instantiated cases, ready to run. */
 export interface Prepared {
+  /** The backend under test and the devices the cases use. */
   readonly env: Env;
+  /** The cases, filtered. */
   readonly cases: Case[];
+  /** The expectations, by case id. */
   readonly expectations: Map<string, Expectation>;
 }
 

@@ -6,12 +6,16 @@ import { device as parseDevice, type DeviceLike } from '../device/device.js';
 import { DTypeError, ValueError } from '../errors/errors.js';
 import { autocastPolicy } from './autocast.js';
 
+/** The one mixed-precision flag: 'auto' picks the best the device supports; 'bf16', 'fp16' and 'off' ask for one. */
 export type AmpMode = 'auto' | 'bf16' | 'fp16' | 'off';
 
+/** What `ampConfig` chose: the autocast settings and whether a GradScaler is needed. */
 export interface AmpConfig {
+  /** The precision chosen ('auto' resolved). */
   readonly mode: Exclude<AmpMode, 'auto'>;
   /** Autocast on, with `dtype`. */
   readonly enabled: boolean;
+  /** The autocast dtype (bfloat16 or float16), or null when off. */
   readonly dtype: DType | null;
   /** Use a GradScaler (fp16 only: its small exponent range underflows gradients). */
   readonly useScaler: boolean;

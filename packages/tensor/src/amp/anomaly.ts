@@ -7,6 +7,7 @@ import { bfloat16BitsToNumber, float16BitsToNumber } from '../dtype/half.js';
 import { TensorError } from '../errors/errors.js';
 import { captureSite } from '../tensor/site.js';
 
+/** Where a non-finite value first appeared: what `detectAnomaly` reports. */
 export interface AnomalyReport {
   /** The op that produced the first non-finite value, e.g. 'matmul' or 'exp'. */
   readonly op: string;
@@ -16,6 +17,7 @@ export interface AnomalyReport {
   readonly site: string | undefined;
   /** The output's shape and dtype. */
   readonly shape: readonly number[];
+  /** The output's dtype. */
   readonly dtype: DTypeName;
 }
 

@@ -8,11 +8,13 @@ import { Tensor } from '../tensor/tensor.js';
 import { cast } from '../ops/elementwise.js';
 import { BUILTIN_POLICIES, type AutocastPolicyTable } from './policies.js';
 
+/** How `autocast` opens a region (PyTorch's `torch.autocast` arguments). */
 export interface AutocastOptions {
   /** The device type whose ops are autocast: 'cuda', 'cpu', 'webgpu', or a registered third party's. */
   readonly deviceType: string;
   /** The low-precision dtype (default: the table's, float16 on cuda/webgpu, bfloat16 on cpu). */
   readonly dtype?: DType;
+  /** false runs `fn` without autocast, so one code path serves both (default true). */
   readonly enabled?: boolean;
   /** Cache casts of float32 leaf weights for the region (default: isAutocastCacheEnabled()). */
   readonly cacheEnabled?: boolean;
@@ -38,8 +40,11 @@ export function registerAutocastPolicy(deviceType: string, table: AutocastPolicy
     throw new ValueError(`registerAutocastPolicy(${deviceType}): the default dtype ${table.defaultDtype.name} must be one of its allowed dtypes`);
   }
   policies.set(deviceType, table);
+  // A state read before the table existed would keep float32 as its default dtype (AC-2).
+  if (!states.get(deviceType)?.enabled) states.delete(deviceType);
 }
 
+/** The policy table in force for a device type (built-in or registered), or undefined when it has none. */
 export function autocastPolicy(deviceType: string): AutocastPolicyTable | undefined {
   return policies.get(deviceType);
 }
@@ -63,14 +68,17 @@ export function getAutocastDtype(deviceType: string): DType {
   return stateOf(deviceType).dtype;
 }
 
+/** Whether regions cache the casts of float32 leaf weights by default (PyTorch's `torch.is_autocast_cache_enabled`). */
 export function isAutocastCacheEnabled(): boolean {
   return cacheEnabled;
 }
 
+/** Turn the default weight-cast cache of autocast regions on or off. */
 export function setAutocastCacheEnabled(on: boolean): void {
   cacheEnabled = on;
 }
 
+/** Drop every cached weight cast (done automatically when the outermost region exits). */
 export function clearAutocastCache(): void {
   castCache.clear();
 }
@@ -121,6 +129,7 @@ export class AutocastRegion implements Disposable {
     private readonly savedCache: boolean,
   ) {}
 
+  /** Leave the region, restoring the autocast state it found; a second call does nothing. */
   exit(): void {
     if (this.exited) return;
     this.exited = true;
@@ -130,6 +139,7 @@ export class AutocastRegion implements Disposable {
     cacheEnabled = this.savedCache;
   }
 
+  /** `using _ = autocast({ … })` calls this at the end of the block: the same as `exit()`. */
   [Symbol.dispose](): void {
     this.exit();
   }
@@ -234,6 +244,14 @@ function widest(args: readonly unknown[], deviceType: string, regionDtype: DType
   return result;
 }
 
+function deviceTypeOf(args: readonly unknown[]): string | undefined {
+  let found: string | undefined;
+  eachTensor(args, (t) => {
+    if (found === undefined && t.device.type !== 'cpu') found = t.device.type;
+  });
+  return found;
+}
+
 function firstTensor(args: readonly unknown[]): Tensor | undefined {
   for (const a of args) {
     if (isTensor(a)) return a;
@@ -254,7 +272,8 @@ export function autocastOp<A extends readonly unknown[], R>(op: string, args: A,
   if (nesting === 0 || insideListedOp > 0) return run(...args);
   const first = firstTensor(args);
   if (!first) return run(...args);
-  const deviceType = first.device.type;
+  // Like dispatch, the op belongs to the first non-CPU device among its tensors (a CPU scalar rides along).
+  const deviceType = deviceTypeOf(args) ?? first.device.type;
   const state = states.get(deviceType);
   const table = policies.get(deviceType);
   if (!state?.enabled || !table) return run(...args);

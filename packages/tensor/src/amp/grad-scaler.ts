@@ -15,6 +15,7 @@ import {
 
 export { AmpError, ampForeachNonFiniteCheckAndUnscale_, ampUpdateScale_ } from './unscale.js';
 
+/** GradScaler's settings, PyTorch's defaults. */
 export interface GradScalerOptions {
   /** The starting scale (default 2^16). */
   readonly initScale?: number;
@@ -30,16 +31,26 @@ export interface GradScalerOptions {
 
 /** PyTorch's `GradScaler.state_dict()` in camelCase; `{}` from a disabled scaler. */
 export interface GradScalerStateDict {
+  /** The current loss scale. */
   scale: number;
+  /** See GradScalerOptions.growthFactor. */
   growthFactor: number;
+  /** See GradScalerOptions.backoffFactor. */
   backoffFactor: number;
+  /** See GradScalerOptions.growthInterval. */
   growthInterval: number;
+  /** Clean updates in a row so far (PyTorch's key name, so checkpoints carry over). */
   _growthTracker: number;
 }
 
 /** What the scaler needs from an optimizer (those of @core/optim fit): its params and a step. */
 export interface ScalableOptimizer {
-  readonly paramGroups: readonly { readonly params: readonly Tensor[] }[];
+  /** The parameters, in groups, whose gradients the scaler unscales and checks. */
+  readonly paramGroups: readonly {
+    /** The group's parameters. */
+    readonly params: readonly Tensor[];
+  }[];
+  /** Apply one update from the (unscaled) gradients. */
   step(...args: unknown[]): unknown;
 }
 
@@ -436,30 +447,37 @@ export class GradScaler {
     return v;
   }
 
+  /** False when built with `enabled: false`: every method is then a pass-through. */
   isEnabled(): boolean {
     return this.enabled;
   }
 
+  /** The factor the scale grows by after `growthInterval` clean updates. */
   getGrowthFactor(): number {
     return this.growthFactor;
   }
 
+  /** Change the growth factor from now on. */
   setGrowthFactor(newFactor: number): void {
     this.growthFactor = newFactor;
   }
 
+  /** The factor the scale shrinks by after an update that saw Inf/NaN. */
   getBackoffFactor(): number {
     return this.backoffFactor;
   }
 
+  /** Change the backoff factor from now on. */
   setBackoffFactor(newFactor: number): void {
     this.backoffFactor = newFactor;
   }
 
+  /** Clean updates in a row before the scale grows. */
   getGrowthInterval(): number {
     return this.growthInterval;
   }
 
+  /** Change the growth interval from now on. */
   setGrowthInterval(newInterval: number): void {
     this.growthInterval = newInterval;
   }
@@ -470,6 +488,7 @@ export class GradScaler {
     return this.stateWith(this.getScale(), this.getGrowthTracker());
   }
 
+  /** `stateDict()` for devices without synchronous reads: awaits the scale and the growth tracker. */
   async stateDictAsync(): Promise<GradScalerStateDict | Record<string, never>> {
     if (!this.enabled) return {};
     return this.stateWith(await this.getScaleAsync(), await this.getGrowthTrackerAsync());

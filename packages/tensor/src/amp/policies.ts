@@ -2,6 +2,9 @@
 // library's camelCase names. Ops not listed run in their inputs' dtypes.
 import { bfloat16, float16, type DType } from '../dtype/dtype.js';
 
+/**
+ * A device type's autocast policy: the region dtypes and which ops cast their args how (see `registerAutocastPolicy`).
+ */
 export interface AutocastPolicyTable {
   /** The region dtype when none is given (AC-2). */
   readonly defaultDtype: DType;

@@ -9,6 +9,7 @@ import { ampSupports, type AmpConfig } from './amp-config.js';
 import { AnomalyError, detectAnomaly, type AnomalyReport } from './anomaly.js';
 import { autocast, type AutocastOptions } from './autocast.js';
 
+/** How eager StabilityGuard is to act, and where it reports. */
 export interface StabilityGuardOptions {
   /** This many consecutive skipped steps (the GradScaler found Inf/NaN gradients) count as unstable. */
   readonly maxSkippedSteps?: number;
@@ -18,17 +19,23 @@ export interface StabilityGuardOptions {
   readonly log?: (message: string) => void;
 }
 
+/** One unstable step the guard saw, and what it did about it. */
 export interface GuardEvent {
+  /** The step number (counting `observe` calls from 1). */
   readonly step: number;
+  /** What made the step unstable. */
   readonly cause: 'non-finite loss' | 'skipped steps';
+  /** A one-line explanation, as logged. */
   readonly detail: string;
   /** The first op that produced a non-finite value, when the step could be re-run to find it. */
   readonly anomaly: AnomalyReport | null;
+  /** The precision in use when it happened. */
   readonly from: AmpConfig;
   /** The precision used from now on; null when it did not change. */
   readonly to: AmpConfig | null;
 }
 
+/** What `StabilityGuard.observe` may be told beside the loss. */
 export interface ObserveOptions {
   /** Whether the GradScaler skipped this step. */
   readonly skipped?: boolean;
@@ -36,6 +43,9 @@ export interface ObserveOptions {
   readonly rerun?: () => unknown;
 }
 
+/**
+ * Watches a mixed-precision training loop: on a non-finite loss, or too many skipped steps in a row, it names the first op that went non-finite (given a way to re-run the step) and falls back fp16 → bf16 → fp32, logging each change.
+ */
 export class StabilityGuard {
   private current: AmpConfig;
   private readonly deviceType: string;
@@ -44,6 +54,7 @@ export class StabilityGuard {
   private readonly log: (message: string) => void;
   private steps = 0;
   private skippedRun = 0;
+  /** Every unstable step seen so far, oldest first. */
   readonly events: GuardEvent[] = [];
 
   constructor(device: DeviceLike, initial: AmpConfig, options: StabilityGuardOptions = {}) {

@@ -34,6 +34,7 @@ export function record(name: string, out: Tensor, inputs: readonly unknown[], ba
   return out;
 }
 
+/** Options of `Tensor.backward()`. */
 export interface BackwardOptions {
   /** Keep the graph (and its saved tensors) for another backward pass. */
   readonly retainGraph?: boolean;

@@ -3,6 +3,7 @@
 
 let enabled = true;
 
+/** Whether ops record the autograd graph now (false inside `noGrad`). */
 export function isGradEnabled(): boolean {
   return enabled;
 }

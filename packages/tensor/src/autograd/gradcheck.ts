@@ -5,13 +5,19 @@ import type { Tensor } from '../tensor/tensor.js';
 import { tensor } from '../ops/creation.js';
 import { noGrad } from './grad-mode.js';
 
+/** Finite-difference step and tolerances of `gradcheck` (PyTorch's defaults). */
 export interface GradcheckOptions {
+  /** The perturbation for central differences (default 1e-6). */
   readonly eps?: number;
+  /** Absolute tolerance (default 1e-5). */
   readonly atol?: number;
+  /** Relative tolerance (default 1e-3). */
   readonly rtol?: number;
 }
 
+/** What `gradcheck` found. */
 export interface GradcheckResult {
+  /** Every analytic gradient matched the numerical one within the tolerances. */
   readonly ok: boolean;
   /** Largest |analytic − numeric| over every input element. */
   readonly maxError: number;

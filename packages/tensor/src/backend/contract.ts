@@ -13,10 +13,15 @@ export const CONTRACT_VERSION = '1.0.0';
  * themselves; an output never aliases an input unless the primitive says so.
  */
 export interface TensorRef<S> {
+  /** The backend's storage handle. */
   readonly storage: S;
+  /** The element type of the storage. */
   readonly dtype: DTypeName;
+  /** The size of each dim. */
   readonly shape: readonly number[];
+  /** The step between neighbours of each dim, in elements (0 for a broadcast dim). */
   readonly strides: readonly number[];
+  /** Where element (0, 0, …) lives in the storage, in elements. */
   readonly offset: number;
 }
 
@@ -25,20 +30,27 @@ export const UNARY_OPS = [
   'neg', 'abs', 'sign', 'exp', 'expm1', 'log', 'log1p', 'sqrt', 'rsqrt', 'reciprocal',
   'sin', 'cos', 'tan', 'tanh', 'sigmoid', 'erf', 'relu', 'floor', 'ceil', 'round', 'trunc', 'logicalNot',
 ] as const;
+/** The name of a unary elementwise primitive. */
 export type UnaryOp = (typeof UNARY_OPS)[number];
 
 /** Binary elementwise primitives; both inputs have the output's dtype and shape (broadcast by strides). */
 export const BINARY_OPS = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'remainder', 'atan2', 'logicalAnd', 'logicalOr'] as const;
+/** The name of a binary elementwise primitive. */
 export type BinaryOp = (typeof BINARY_OPS)[number];
 
 /** Comparisons: inputs share a dtype, the output is bool. NaN compares unequal to everything. */
 export const COMPARE_OPS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const;
+/** The name of a comparison primitive. */
 export type CompareOp = (typeof COMPARE_OPS)[number];
 
+/** Reduction primitives over a set of axes. */
 export const REDUCE_OPS = ['sum', 'prod', 'max', 'min'] as const;
+/** The name of a reduction primitive. */
 export type ReduceOp = (typeof REDUCE_OPS)[number];
 
+/** Index-of-extreme primitives along one axis. */
 export const ARG_REDUCE_OPS = ['argmax', 'argmin'] as const;
+/** The name of an arg-reduction primitive. */
 export type ArgReduceOp = (typeof ARG_REDUCE_OPS)[number];
 
 /** Counter-based random streams: Philox4x32-10 keyed by the seed, counted by `offset`. */
@@ -55,7 +67,19 @@ export interface RandomSpec {
    * - `uniform` (float32 out): `(bits >>> 8) · 2^-24`, exact, in [0, 1).
    * - `randint` (int32 out): `low + floor(bits · (high − low) / 2^32)`, exact integer arithmetic.
    */
-  readonly distribution: { readonly kind: 'uniform' } | { readonly kind: 'randint'; readonly low: number; readonly high: number };
+  readonly distribution:
+    | {
+      /** Uniform float32 values in [0, 1). */
+      readonly kind: 'uniform';
+    }
+    | {
+      /** Uniform int32 values in [low, high). */
+      readonly kind: 'randint';
+      /** The smallest value (inclusive). */
+      readonly low: number;
+      /** The bound (exclusive). */
+      readonly high: number;
+    };
 }
 
 /**
@@ -64,8 +88,11 @@ export interface RandomSpec {
  * rounded once on store (round-to-nearest-even); reductions and matmul accumulate in `accumulate`.
  */
 export interface Kernels<S> {
+  /** out = op(x), elementwise; x has out's dtype and shape. */
   unary(op: UnaryOp, x: TensorRef<S>, out: TensorRef<S>): void;
+  /** out = op(a, b), elementwise. */
   binary(op: BinaryOp, a: TensorRef<S>, b: TensorRef<S>, out: TensorRef<S>): void;
+  /** out = op(a, b) as bool, elementwise. */
   compare(op: CompareOp, a: TensorRef<S>, b: TensorRef<S>, out: TensorRef<S>): void;
   /** out = cond ? a : b; cond is bool, a/b have out's dtype. */
   where(cond: TensorRef<S>, a: TensorRef<S>, b: TensorRef<S>, out: TensorRef<S>): void;
@@ -103,10 +130,13 @@ export interface Kernels<S> {
  * decomposition within the op's tolerance class.
  */
 export interface FusedKernels<S> {
+  /** Softmax of `x` along `dim` into `out` (same dtype and shape). */
   softmax(x: TensorRef<S>, dim: number, out: TensorRef<S>): void;
+  /** Log-softmax of `x` along `dim` into `out` (same dtype and shape). */
   logSoftmax(x: TensorRef<S>, dim: number, out: TensorRef<S>): void;
 }
 
+/** What a backend can do with one dtype. */
 export interface DTypeSupport {
   /** Tensors of this dtype can be allocated, written, read and copied. */
   readonly storage: boolean;
@@ -114,7 +144,9 @@ export interface DTypeSupport {
   readonly compute: boolean;
 }
 
+/** What a backend declares about itself; core and the conformance suite act on it. */
 export interface Capabilities {
+  /** Per dtype: storage and compute support (a missing dtype is unsupported). */
   readonly dtypes: Readonly<Partial<Record<DTypeName, DTypeSupport>>>;
   /** `readSync` exists: `dataSync()` works and reads need not await. */
   readonly syncRead: boolean;
@@ -128,19 +160,27 @@ export interface Capabilities {
   readonly pinnedMemory: boolean;
 }
 
+/** A device's memory use, as `memoryStats()` reports it. */
 export interface MemoryStats {
   /** Bytes held by live storages. */
   readonly allocatedBytes: number;
+  /** Live storages. */
   readonly allocations: number;
   /** Bytes reserved from the device (pools, caches), ≥ allocatedBytes. */
   readonly reservedBytes: number;
 }
 
+/**
+ * A compute backend: storage management plus the closed list of primitives, for one device type. `S` is the backend's own storage handle. Register it with `registerBackend`.
+ */
 export interface Backend<S = unknown> {
   /** The device type it serves, e.g. 'cpu', 'webgpu', 'cuda', or a third party's name. */
   readonly name: string;
+  /** The contract version it implements (CONTRACT_VERSION it was built against). */
   readonly contractVersion: string;
+  /** How many devices of this type exist (indices 0..deviceCount-1). */
   readonly deviceCount: number;
+  /** Supported dtypes and features. */
   readonly capabilities: Capabilities;
 
   /** Allocate `numel` elements of `dtype` on device `index`; contents are unspecified. */
@@ -155,12 +195,16 @@ export interface Backend<S = unknown> {
   readSync?(storage: S): HostArray;
   /** Wait until all queued work on device `index` is done. */
   synchronize(index: number): Promise<void>;
+  /** Memory in use on device `index`. */
   memoryStats(index: number): MemoryStats;
 
+  /** The primitives. */
   readonly kernels: Kernels<S>;
+  /** Optional fused kernels; core falls back to decompositions for any that are missing. */
   readonly fused?: Partial<FusedKernels<S>>;
 }
 
+/** How a backend is registered: its name, its priority, and a way to build it on first use. */
 export interface BackendFactory {
   /** The device type the backend will serve. */
   readonly name: string;

@@ -151,12 +151,17 @@ export function isAvailable(type: string): boolean {
   return start(type)?.state === 'ready';
 }
 
+/** One registered backend's state, as `availableDevices()` reports it. */
 export interface DeviceAvailability {
+  /** The device type, e.g. 'cpu'. */
   readonly type: string;
+  /** Whether its backend started. */
   readonly available: boolean;
   /** Why it is unavailable (the factory's error), when it is. */
   readonly reason?: string;
+  /** Its registered priority (higher wins in `bestDevice()`). */
   readonly priority: number;
+  /** How many devices it serves (0 when unavailable). */
   readonly deviceCount: number;
 }
 

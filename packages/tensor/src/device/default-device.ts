@@ -8,6 +8,7 @@ export function getDefaultDevice(): Device {
   return defaultDevice;
 }
 
+/** Make `d` the device factories use when none is given (PyTorch's `torch.set_default_device`). */
 export function setDefaultDevice(d: DeviceLike): void {
   defaultDevice = device(d);
 }

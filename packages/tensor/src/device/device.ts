@@ -7,7 +7,9 @@ import { DeviceStringError } from '../errors/errors.js';
  */
 export class Device {
   private constructor(
+    /** The device type: 'cpu', 'cuda', 'webgpu', or a registered third party's. */
     readonly type: string,
+    /** The device index, or null when not given (the current device of that type). */
     readonly index: number | null,
   ) {
     Object.freeze(this);
@@ -18,19 +20,23 @@ export class Device {
     return new Device(type, index);
   }
 
+  /** Same type and same index (null differs from 0). */
   equals(other: Device): boolean {
     return this.type === other.type && this.index === other.index;
   }
 
+  /** 'cpu', 'cuda:1': the form `device()` parses. */
   toString(): string {
     return this.index === null ? this.type : `${this.type}:${this.index}`;
   }
 
+  /** Serialises as its string form. */
   toJSON(): string {
     return this.toString();
   }
 }
 
+/** A Device, or a string `device()` parses such as 'cpu', 'cuda' or 'cuda:1'. */
 export type DeviceLike = Device | string;
 
 const DEVICE_STRING = /^([A-Za-z_][A-Za-z0-9_]*)(?::(0|[1-9][0-9]*))?$/;
@@ -76,4 +82,5 @@ export function device(spec: DeviceLike, index?: number): Device {
   return Device.of(type, idx);
 }
 
+/** The cpu device (`device('cpu')`). */
 export const cpu = Device.of('cpu', null);

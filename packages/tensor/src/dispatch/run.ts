@@ -14,7 +14,9 @@ export function backendOf(device: Device): Backend<unknown> {
 }
 
 export function ref(t: Tensor): TensorRef<unknown> {
-  t._storage.assertLive('op');
+  if (t._storage.isFreed) {
+    throw new TensorError('a tensor passed to this op was disposed, so its memory is gone: dispose() frees at once, so use a tensor before disposing it');
+  }
   return { storage: t._storage.handle, dtype: t.dtype.name, shape: t.shape, strides: t._strides, offset: t._offset };
 }
 
@@ -38,7 +40,7 @@ export function requireStorage(backend: Backend<unknown>, dtype: DType, op: stri
 /** A new contiguous tensor with unspecified contents. */
 export function allocate(shape: Shape, dtype: DType, device: Device, pinned = false): Tensor {
   const backend = backendOf(device);
-  requireStorage(backend, dtype, 'empty');
+  requireStorage(backend, dtype, `a [${shape.join(', ')}] tensor`);
   const numel = numelOf(shape);
   const bytes = numel * dtype.itemsize;
   if (bytes > backend.capabilities.maxBufferBytes) {

@@ -80,6 +80,7 @@ export function roundToFloat16(x: number): number {
   return float16BitsToNumber(float32ToFloat16Bits(x));
 }
 
+/** Round a number to the nearest bfloat16 value (through f32, as PyTorch does). */
 export function roundToBFloat16(x: number): number {
   return bfloat16BitsToNumber(float32ToBFloat16Bits(x));
 }

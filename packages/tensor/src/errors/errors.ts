@@ -8,7 +8,9 @@ export class TensorError extends Error {
   }
 }
 
+/** The structured part of a DeviceMismatchError, for code that handles it. */
 export interface DeviceMismatchDetails {
+  /** The op that refused its arguments, e.g. 'matmul'. */
   readonly op: string;
   /** Name of the argument found on the wrong device, e.g. "other" or "mat2". */
   readonly argument: string;
@@ -48,7 +50,9 @@ export class DeviceMismatchError extends TensorError implements DeviceMismatchDe
 export class DTypeError extends TensorError {
   constructor(
     message: string,
+    /** The op that refused the dtype, when known. */
     readonly op?: string,
+    /** The dtype's name, when one dtype is at fault. */
     readonly dtype?: string,
   ) {
     super(message);
@@ -59,6 +63,7 @@ export class DTypeError extends TensorError {
 export class ShapeError extends TensorError {
   constructor(
     message: string,
+    /** The op that refused the shapes, when known. */
     readonly op?: string,
   ) {
     super(message);
@@ -69,7 +74,9 @@ export class ShapeError extends TensorError {
 export class BackendUnavailableError extends TensorError {
   constructor(
     message: string,
+    /** The device type asked for, e.g. 'cuda'. */
     readonly deviceType?: string,
+    /** Why the backend is unavailable (its factory's error), when known. */
     readonly reason?: string,
   ) {
     super(message);

@@ -12,15 +12,21 @@ import { checkFiniteNumber, checkShape } from '../tensor/shape.js';
 import { resolveDevice, pinMemory } from '../tensor/transfer.js';
 import { binary, cast, unary } from './elementwise.js';
 
+/** Where and how factories create a tensor. */
 export interface FactoryOptions {
+  /** The element type (default float32, or bool for boolean data/fill values). */
   readonly dtype?: DType;
+  /** The device (default: `getDefaultDevice()`, the cpu unless changed). */
   readonly device?: DeviceLike;
+  /** Make the new tensor a leaf that records gradients (floating dtypes only). */
   readonly requiresGrad?: boolean;
   /** Allocate in pinned host memory (CPU only; PIN-1). */
   readonly pinMemory?: boolean;
 }
 
+/** FactoryOptions plus the generator random factories draw from. */
 export interface RandomOptions extends FactoryOptions {
+  /** The generator to draw from (default: the global one that `manualSeed` seeds). */
   readonly generator?: Generator;
 }
 
@@ -49,6 +55,9 @@ function deviceOf(options: FactoryOptions | undefined) {
   return resolveDevice(options?.device ?? getDefaultDevice());
 }
 
+/**
+ * A tensor of `shape` with every element `fillValue` (bool dtype for a boolean value, else float32 unless `dtype` says otherwise).
+ */
 export function full(shape: readonly number[], fillValue: number | boolean, options?: FactoryOptions): Tensor {
   const dims = checkShape(shape, 'full');
   if (typeof fillValue !== 'number' && typeof fillValue !== 'boolean') throw new TypeError(`full(): fillValue must be a number or boolean, got ${typeof fillValue}`);
@@ -58,10 +67,12 @@ export function full(shape: readonly number[], fillValue: number | boolean, opti
   return finish(t, options, 'full');
 }
 
+/** A tensor of `shape` filled with 0 (float32 unless `dtype` says otherwise). */
 export function zeros(shape: readonly number[], options?: FactoryOptions): Tensor {
   return full(shape, 0, { ...options, dtype: checkDType(options?.dtype, 'zeros') });
 }
 
+/** A tensor of `shape` filled with 1 (float32 unless `dtype` says otherwise). */
 export function ones(shape: readonly number[], options?: FactoryOptions): Tensor {
   return full(shape, 1, { ...options, dtype: checkDType(options?.dtype, 'ones') });
 }
@@ -73,6 +84,7 @@ export function empty(shape: readonly number[], options?: FactoryOptions): Tenso
 }
 
 type Nested = number | boolean | readonly Nested[];
+/** What `tensor()` accepts: a number, a boolean, nested arrays of them, or a typed array. */
 export type TensorData = Nested | Float32Array | Float64Array | Int32Array | Uint8Array | Uint16Array;
 
 function inferShapeOf(data: Nested, op: string): number[] {
@@ -242,11 +254,18 @@ function like(t: Tensor, options: LikeOptions | undefined): FactoryOptions {
   return { dtype: t.dtype, device: t.device, ...options };
 }
 
+/** Zeros with `t`'s shape, dtype and device (options override them). */
 export const zerosLike = (t: Tensor, options?: LikeOptions) => zeros(t.shape, like(t, options));
+/** Ones with `t`'s shape, dtype and device (options override them). */
 export const onesLike = (t: Tensor, options?: LikeOptions) => ones(t.shape, like(t, options));
+/** Uninitialised memory with `t`'s shape, dtype and device (options override them). */
 export const emptyLike = (t: Tensor, options?: LikeOptions) => empty(t.shape, like(t, options));
+/** `fillValue` everywhere, with `t`'s shape, dtype and device (options override them). */
 export const fullLike = (t: Tensor, fillValue: number | boolean, options?: LikeOptions) => full(t.shape, fillValue, like(t, options));
+/** Uniform [0, 1) values with `t`'s shape, dtype and device (options override them). */
 export const randLike = (t: Tensor, options?: RandomOptions) => rand(t.shape, like(t, options));
+/** Standard normal values with `t`'s shape, dtype and device (options override them). */
 export const randnLike = (t: Tensor, options?: RandomOptions) => randn(t.shape, like(t, options));
+/** Integers in [low, high) with `t`'s shape, dtype and device (options override them). */
 export const randintLike = (t: Tensor, low: number, high: number, options?: RandomOptions) =>
   randint(low, high, t.shape, { device: t.device, dtype: t.dtype, ...options });

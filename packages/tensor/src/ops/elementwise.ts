@@ -110,8 +110,12 @@ function unaryImpl(op: UnaryOp, x: Tensor): Tensor {
     return { compute: dt, out: dt };
   }, ([a], out, device) => backendOf(device).kernels.unary(op, a!, out));
   if (!needsGrad([x])) return y;
+  // The rule keeps alive only what it reads; the others are never looked at (g stands in).
   const saves = UNARY_SAVES[op];
-  return record(`${op}Backward`, y, [x], (g) => [UNARY_GRADS[op](g, cast(x, y.dtype), y)], saves === 'x' ? [x] : saves === 'y' ? [y] : []);
+  const keptX = saves === 'x' ? x : null;
+  const keptY = saves === 'y' ? y : null;
+  const dtype = y.dtype;
+  return record(`${op}Backward`, y, [x], (g) => [UNARY_GRADS[op](g, keptX ? cast(keptX, dtype) : g, keptY ?? g)], keptX ? [keptX] : keptY ? [keptY] : []);
 }
 
 /** A binary elementwise op with promotion and broadcasting; autocast applies its policy (pow, atan2…). */
@@ -129,17 +133,22 @@ function binaryImpl(op: BinaryOp, a: TensorOrScalar, b: TensorOrScalar): Tensor 
   });
   if (!needsGrad([a, b])) return y;
   const parts = [a, b].map((v, i) => (v instanceof Tensor && v.requiresGrad ? BINARY_GRADS[op][i === 0 ? 'a' : 'b'] : null));
-  const saved = parts.flatMap((p) => p?.reads ?? []).flatMap((r) => (r === 'y' ? [y] : [a, b][r === 'a' ? 0 : 1]!))
-    .filter((t): t is Tensor => t instanceof Tensor);
+  // Keep alive only the operands the rules read; the others are never looked at (g stands in).
+  const reads = new Set(parts.flatMap((p) => p?.reads ?? []));
+  const keptA = reads.has('a') ? a : null;
+  const keptB = reads.has('b') ? b : null;
+  const keptY = reads.has('y') ? y : null;
+  const like = { dtype: y.dtype, device: y.device };
+  const saved = [keptA, keptB, keptY].filter((t): t is Tensor => t instanceof Tensor);
   return record(`${op}Backward`, y, [a, b], (g) => {
     // The rules see both operands as tensors in the result's dtype, on its device.
-    const ta = asOperand(a, y);
-    const tb = asOperand(b, y);
-    return parts.map((p) => (p ? p.fn(g, ta, tb, y) : null));
+    const ta = keptA === null ? g : asOperand(keptA, like);
+    const tb = keptB === null ? g : asOperand(keptB, like);
+    return parts.map((p) => (p ? p.fn(g, ta, tb, keptY ?? g) : null));
   }, saved);
 }
 
-function asOperand(v: TensorOrScalar, like: Tensor): Tensor {
+function asOperand(v: TensorOrScalar, like: { readonly dtype: DType; readonly device: Device }): Tensor {
   if (!(v instanceof Tensor)) return scalarTensor(Number(v), like.dtype, like.device);
   const local = v.device.equals(like.device) ? v : scalarTensor(Number(v.dataSync()[0]), like.dtype, like.device);
   return cast(local, like.dtype);

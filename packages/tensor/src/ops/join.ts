@@ -62,6 +62,7 @@ function catImpl(tensors: readonly Tensor[], dim = 0): Tensor {
   }));
 }
 
+/** Join same-shaped tensors along a new dim inserted at `dim`. */
 export function stack(tensors: readonly Tensor[], dim = 0): Tensor {
   return autocastOp('stack', [tensors] as const, (ts) => stackImpl(ts, dim));
 }

@@ -12,8 +12,11 @@ import { record } from '../autograd/engine.js';
 import { gather } from './indexing.js';
 import { autocastOp } from '../amp/autocast.js';
 
+/** What `max(dim)` / `min(dim)` return: the extreme values and where they are. */
 export interface ValuesIndices {
+  /** The max (or min) along the dim. */
   readonly values: Tensor;
+  /** Their int32 positions along the dim (the first on ties). */
   readonly indices: Tensor;
 }
 
@@ -45,7 +48,11 @@ function reduceInto(op: ReduceOp, x: Tensor, axes: number[], keepdim: boolean, o
   const { kept, out: outShape } = reducedShape(x, axes, keepdim);
   const raw = allocate(kept, outDType, device);
   if (raw.numel() > 0) backend.kernels.reduce(op, ref(x), axes, ref(raw), accumulatorOf(x.dtype));
-  const out = record(`${op}Backward`, raw, [x], (g) => [reduceGrad(op, g, x, raw)], op === 'sum' ? [] : [x, raw]);
+  // sum's gradient needs only x's shape: don't keep x alive for it.
+  const shape = x.shape;
+  const out = op === 'sum'
+    ? record('sumBackward', raw, [x], (g) => [expand(g, shape)])
+    : record(`${op}Backward`, raw, [x], (g) => [reduceGrad(op, g, x, raw)], [x, raw]);
   return keepdim ? out : reshape(out, outShape);
 }
 

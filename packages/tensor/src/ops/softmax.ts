@@ -18,6 +18,7 @@ export function setFusedKernelsEnabled(on: boolean): void {
   fusedEnabled = on;
 }
 
+/** Whether composite ops use backends' fused kernels (see setFusedKernelsEnabled). */
 export function fusedKernelsEnabled(): boolean {
   return fusedEnabled;
 }

@@ -5,6 +5,9 @@ import { ValueError } from '../errors/errors.js';
 
 const DEFAULT_SEED = 67280421310721; // PyTorch's default CPU seed
 
+/**
+ * A seeded random stream (counter-based Philox4x32-10): the numbers depend only on the seed and how many were drawn, so every backend produces the same ones. PyTorch's `torch.Generator`.
+ */
 export class Generator {
   private key: [number, number] = [0, 0];
   private offset = 0;
@@ -25,6 +28,7 @@ export class Generator {
     return this;
   }
 
+  /** The seed the stream was last reset with. */
   initialSeed(): number {
     return this.seedValue;
   }
@@ -36,10 +40,17 @@ export class Generator {
     return spec;
   }
 
-  getState(): { seed: number; offset: number } {
+  /** The position in the stream, to save and later restore with `setState`. */
+  getState(): {
+    /** The seed of the stream. */
+    seed: number;
+    /** Philox blocks (4 values each) drawn since the seed was set. */
+    offset: number;
+  } {
     return { seed: this.seedValue, offset: this.offset };
   }
 
+  /** Go back to a position `getState` returned. */
   setState(state: { seed: number; offset: number }): this {
     this.manualSeed(state.seed);
     this.offset = state.offset;
@@ -47,6 +58,7 @@ export class Generator {
   }
 }
 
+/** The global generator: what random factories use by default, seeded by `manualSeed`. */
 export const defaultGenerator = new Generator();
 
 /** Seed the default generator (PyTorch's `torch.manual_seed`). */

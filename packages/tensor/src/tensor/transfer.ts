@@ -16,7 +16,9 @@ import { isGradEnabled } from '../autograd/grad-mode.js';
 import { Node } from '../autograd/node.js';
 import { record } from '../autograd/engine.js';
 
+/** What `toArray()` returns: nested arrays in the tensor's shape, or a number for a 0-dim tensor. */
 export type NestedArray = number | NestedArray[];
+/** What `data()` returns: a flat typed array of the values (Float32Array for float32 and the half types). */
 export type DataArray = Float32Array | Float64Array | Int32Array | Uint8Array;
 
 /** A device as tensors carry it: non-CPU devices always have an index (DEV-3). */
