@@ -21,9 +21,11 @@ const CAPABILITIES: Capabilities = {
   pinnedMemory: false,
 };
 
+/** Options of `createCpuBackend`: swap in other kernel implementations over the same storage. */
 export interface CpuBackendOptions {
   /** Replace the TypeScript kernels, e.g. with WebAssembly ones. */
   readonly kernels?: Kernels<CpuStorage>;
+  /** Replace the fused kernels (softmax, logSoftmax); default: CpuFused. */
   readonly fused?: Partial<FusedKernels<CpuStorage>>;
 }
 

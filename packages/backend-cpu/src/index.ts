@@ -1,3 +1,9 @@
+/**
+ * The CPU backend in TypeScript, for Node and browsers. Importing the package registers the 'cpu'
+ * device with @core/tensor.
+ *
+ * @module \@core/backend-cpu
+ */
 // Importing the package registers the cpu device with core.
 import { registerBackend } from '@core/tensor';
 import { createCpuBackend } from './backend.js';

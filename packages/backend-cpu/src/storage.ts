@@ -29,8 +29,11 @@ export function isArrayFor(dtype: DTypeName, data: unknown): boolean {
 
 /** One allocation of the CPU backend: a host typed array plus its dtype and length. */
 export class CpuStorage {
+  /** The element type. */
   readonly dtype: DTypeName;
+  /** The number of elements. */
   readonly numel: number;
+  /** The size in bytes (numel × itemsize). */
   readonly byteLength: number;
   private array: CpuArray | null;
 
@@ -47,6 +50,7 @@ export class CpuStorage {
     return this.array;
   }
 
+  /** True after `release()`. */
   get freed(): boolean {
     return this.array === null;
   }

@@ -16,6 +16,7 @@ export type Collated<T> = T extends Tensor
             ? { -readonly [K in keyof T]: Collated<T[K]> }
             : never;
 
+/** Turns a list of samples into one batch (may be async). */
 export type CollateFn<T, B> = (samples: T[]) => B | Promise<B>;
 
 function isPlainObject(x: unknown): x is Record<string, unknown> {

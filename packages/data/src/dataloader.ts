@@ -7,6 +7,7 @@ import { DataLoaderError, type BatchStage } from './errors.js';
 import { pinBatch, pinnedMemoryAvailable, warnNoAccelerator } from './pin.js';
 import { randperm } from './randperm.js';
 
+/** How a DataLoader batches: PyTorch's options in camelCase, without worker processes. */
 export interface DataLoaderOptions<T, B> {
   /** Samples per batch (default 1). */
   readonly batchSize?: number;
@@ -43,12 +44,19 @@ function listIndices(indices: readonly number[]): string {
 
 /** PyTorch's DataLoader in the main process: `for await (const [xb, yb] of loader)`, one epoch per loop. */
 export class DataLoader<T, B = Collated<T>> implements AsyncIterable<B> {
+  /** The dataset batches are drawn from. */
   readonly dataset: Dataset<T>;
+  /** Samples per batch. */
   readonly batchSize: number;
+  /** Whether each epoch draws a new order. */
   readonly shuffle: boolean;
+  /** Whether an incomplete last batch is dropped. */
   readonly dropLast: boolean;
+  /** Whether batches are pinned (when an accelerator supports it). */
   readonly pinMemory: boolean;
+  /** Batches built ahead of the consumer. */
   readonly prefetch: number;
+  /** The generator shuffles are drawn from. */
   readonly generator: Generator;
   private readonly collate: CollateFn<T, B> | undefined;
 
@@ -73,6 +81,9 @@ export class DataLoader<T, B = Collated<T>> implements AsyncIterable<B> {
     return this.dropLast ? Math.floor(n / this.batchSize) : Math.ceil(n / this.batchSize);
   }
 
+  /**
+   * One epoch: yields every batch in order (a new shuffle each time iteration starts). A failure building a batch is thrown as a DataLoaderError when that batch is due.
+   */
   async *[Symbol.asyncIterator](): AsyncGenerator<B, void, undefined> {
     const batches = await this.plan();
     // PIN-3: decided once per epoch, like PyTorch's iterator.

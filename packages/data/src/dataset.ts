@@ -4,7 +4,9 @@ import { IndexError } from './errors.js';
 
 /** PyTorch's map-style Dataset: `get(i)` for 0 ≤ i < length; it may return a promise (I/O). */
 export interface Dataset<T> {
+  /** The number of samples. */
   readonly length: number;
+  /** Sample `index` (0 ≤ index < length), or a promise of it. */
   get(index: number): T | Promise<T>;
 }
 
@@ -14,9 +16,11 @@ export interface Dataset<T> {
  * `defaultCollate(indices.map(get))` would.
  */
 export interface BatchedDataset<T, B> extends Dataset<T> {
+  /** The collated batch of the samples at `indices`, built in one go. */
   getBatch(indices: readonly number[]): B | Promise<B>;
 }
 
+/** Whether a dataset can build whole batches (has `getBatch`), so the DataLoader skips per-sample `get` + collate. */
 export function isBatchedDataset<T>(d: Dataset<T>): d is BatchedDataset<T, unknown> {
   return typeof (d as { getBatch?: unknown }).getBatch === 'function';
 }
@@ -26,7 +30,9 @@ export type TensorRow<T extends readonly Tensor[]> = { -readonly [K in keyof T]:
 
 /** PyTorch's TensorDataset: sample i is the tuple of row views `t.select(0, i)`. */
 export class TensorDataset<T extends readonly Tensor[] = Tensor[]> implements BatchedDataset<TensorRow<T>, TensorRow<T>> {
+  /** The tensors the rows are cut from, as given. */
   readonly tensors: T;
+  /** The number of rows (the tensors' common first size). */
   readonly length: number;
 
   constructor(...tensors: T) {
@@ -44,6 +50,7 @@ export class TensorDataset<T extends readonly Tensor[] = Tensor[]> implements Ba
     this.length = sizes[0]!;
   }
 
+  /** Row `index` of every tensor (views, no copy); negative indices count from the end. */
   get(index: number): TensorRow<T> {
     const i = this.checkIndex(index, 'get');
     return this.tensors.map((t) => t.select(0, i)) as TensorRow<T>;

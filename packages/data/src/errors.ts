@@ -5,7 +5,9 @@ import { TensorError } from '@core/tensor';
 export class IndexError extends TensorError {
   constructor(
     message: string,
+    /** The index asked for. */
     readonly index: unknown,
+    /** The dataset's length. */
     readonly size: number,
   ) {
     super(message);
@@ -24,7 +26,9 @@ export class DataLoaderError extends TensorError {
     message: string,
     /** 0-based number of the batch in its epoch. */
     readonly batch: number,
+    /** Which step of building the batch failed. */
     readonly stage: BatchStage,
+    /** The original error. */
     override readonly cause: unknown,
   ) {
     super(message);

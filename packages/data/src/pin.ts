@@ -1,6 +1,7 @@
 // Pinning batches (PIN-3, PIN-4): recurse through the batch and pin every tensor.
 import { getBackend, isAvailable, listBackends, Tensor } from '@core/tensor';
 
+/** The warning (PyTorch's text) printed once when `pinMemory` is asked for without an accelerator that supports it. */
 export const NO_ACCELERATOR_WARNING =
   "'pin_memory' argument is set as true but no accelerator is found, then device pinned memory won't be used.";
 

@@ -4,15 +4,19 @@
 import { float64, float32, noGrad, rand, randn, ValueError, type Generator, type Tensor } from '@core/tensor';
 import { checkTensor } from './internal/args.js';
 
+/** Options every random initialiser takes. */
 export interface InitOptions {
+  /** The generator to draw from (default: the global one `manualSeed` seeds). */
   readonly generator?: Generator;
 }
 
+/** The activation after a layer, which sets `calculateGain` (PyTorch's names, camelCase or snake_case). */
 export type Nonlinearity =
   | 'linear' | 'conv1d' | 'conv2d' | 'conv3d' | 'convTranspose1d' | 'convTranspose2d' | 'convTranspose3d'
   | 'sigmoid' | 'tanh' | 'relu' | 'leakyRelu' | 'selu'
   | 'conv_transpose1d' | 'conv_transpose2d' | 'conv_transpose3d' | 'leaky_relu';
 
+/** Which fan Kaiming initialisation preserves the variance of: fanIn (forward pass) or fanOut (backward pass). */
 export type FanMode = 'fanIn' | 'fanOut' | 'fan_in' | 'fan_out';
 
 function drawDType(t: Tensor) {
@@ -47,7 +51,12 @@ export function calculateGain(nonlinearity: Nonlinearity, param?: number): numbe
 }
 
 /** fan_in = size(1)·receptive field, fan_out = size(0)·receptive field (weights are [out, in, …]). */
-export function calculateFanInAndFanOut(t: Tensor): { fanIn: number; fanOut: number } {
+export function calculateFanInAndFanOut(t: Tensor): {
+  /** Inputs feeding each output: size(1) × the receptive field. */
+  fanIn: number;
+  /** Outputs each input feeds: size(0) × the receptive field. */
+  fanOut: number;
+} {
   checkTensor(t, 'tensor', 'calculateFanInAndFanOut');
   if (t.ndim < 2) throw new ValueError('Fan in and fan out can not be computed for tensor with fewer than 2 dimensions');
   const receptive = t.shape.slice(2).reduce((a, b) => a * b, 1);
@@ -77,15 +86,18 @@ export function normal_(t: Tensor, mean = 0, std = 1, options: InitOptions = {})
   return write(t, () => randn(t.shape, { dtype: drawDType(t), device: t.device, ...generatorOf(options) }).mul(std).add(mean));
 }
 
+/** Fill `t` with `value` in place (no gradient recorded); returns `t`. */
 export function constant_(t: Tensor, value: number): Tensor {
   checkTensor(t, 'tensor', 'constant_');
   return noGrad(() => t.fill_(value));
 }
 
+/** Fill `t` with 0 in place; returns `t`. */
 export function zeros_(t: Tensor): Tensor {
   return constant_(t, 0);
 }
 
+/** Fill `t` with 1 in place; returns `t`. */
 export function ones_(t: Tensor): Tensor {
   return constant_(t, 1);
 }
@@ -103,10 +115,13 @@ export function xavierNormal_(t: Tensor, gain = 1, options: InitOptions = {}): T
   return normal_(t, 0, gain * Math.sqrt(2 / (fanIn + fanOut)), options);
 }
 
+/** Kaiming initialisers' options, as an object instead of PyTorch's positional arguments. */
 export interface KaimingOptions extends InitOptions {
   /** The negative slope of the rectifier after this layer (leakyRelu only). */
   readonly a?: number;
+  /** The fan to preserve (default fanIn). */
   readonly mode?: FanMode;
+  /** The activation after the layer (default leakyRelu). */
   readonly nonlinearity?: Nonlinearity;
 }
 

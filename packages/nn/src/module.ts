@@ -16,7 +16,12 @@ import { loadStateDictInto, type IncompatibleKeys, type StateDict } from './stat
 export type { StateDict, IncompatibleKeys } from './state-dict.js';
 
 /** What `Module.to()` accepts: a device, a floating dtype, or both. */
-export type ModuleTarget = DeviceLike | DType | { readonly device?: DeviceLike; readonly dtype?: DType };
+export type ModuleTarget = DeviceLike | DType | {
+  /** The device to move to. */
+  readonly device?: DeviceLike;
+  /** The floating dtype to cast floating parameters and buffers to. */
+  readonly dtype?: DType;
+};
 
 /** Any module, whatever its forward signature (methods are compared bivariantly). */
 export type AnyModule = Module<unknown[], unknown>;
@@ -29,6 +34,9 @@ function checkName(name: unknown, kind: string): asserts name is string {
   if (name.includes('.')) throw new TensorError(`${kind} name can't contain ".", got "${name}"`);
 }
 
+/**
+ * The base class of layers and models (PyTorch's `nn.Module`). Fields holding an `nn.Parameter` are parameters, fields holding a Module are submodules, and `registerBuffer` names buffers; `to()`, `stateDict()`, `train()`/`eval()` and `zeroGrad()` walk them all. `In` and `Out` type `forward`.
+ */
 export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
   /** Training mode (dropout active, batch statistics); set by `train()` / `eval()`. */
   training = true;
@@ -39,6 +47,7 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
   /** The computation. Call it directly (`model.forward(x)`) or through `model.call(x)`. */
   abstract forward(...inputs: In): Out;
 
+  /** `forward(...inputs)`; PyTorch's `model(x)`. */
   call(...inputs: In): Out {
     return this.forward(...inputs);
   }
@@ -122,6 +131,7 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
     return out;
   }
 
+  /** The direct submodules, each once. */
   children(): AnyModule[] {
     return this.namedChildren().map(([, m]) => m);
   }
@@ -140,6 +150,7 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
     return out;
   }
 
+  /** This module and all below it, pre-order, each once. */
   modules(): AnyModule[] {
     return this.namedModules().map(([, m]) => m);
   }
@@ -163,14 +174,17 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
     return this.#namedMembers((m) => m.#ownParameters(), prefix, recurse);
   }
 
+  /** Every parameter (of submodules too unless `recurse` is false), each tensor once: what an optimizer takes. */
   parameters(recurse = true): Tensor[] {
     return this.namedParameters('', recurse).map(([, p]) => p);
   }
 
+  /** `[name, buffer]` pairs, this module's own first, then each submodule's, each tensor once. */
   namedBuffers(prefix = '', recurse = true): Array<[string, Tensor]> {
     return this.#namedMembers((m) => m.#ownBuffers(), prefix, recurse);
   }
 
+  /** Every buffer (of submodules too unless `recurse` is false), each tensor once. */
   buffers(recurse = true): Tensor[] {
     return this.namedBuffers('', recurse).map(([, b]) => b);
   }
@@ -198,6 +212,7 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
     return this;
   }
 
+  /** Evaluation mode: `train(false)` (dropout off, batch norm uses running statistics). */
   eval(): this {
     return this.train(false);
   }
@@ -253,10 +268,15 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
     return this;
   }
 
+  /** Move every parameter and buffer to the cpu. */
   cpu(): this { return this.to('cpu'); }
+  /** Cast floating parameters and buffers to float32. */
   float(): this { return this.to(float32); }
+  /** Cast floating parameters and buffers to float64. */
   double(): this { return this.to(float64); }
+  /** Cast floating parameters and buffers to float16. */
   half(): this { return this.to(float16); }
+  /** Cast floating parameters and buffers to bfloat16. */
   bfloat16(): this { return this.to(bfloat16); }
 
   /** Parameters, buffers and existing grads, each tensor once. */
@@ -318,6 +338,7 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
     return '';
   }
 
+  /** The module tree as PyTorch prints it, e.g. `Linear(inFeatures=784, outFeatures=10, bias=true)`. */
   toString(): string {
     // Every child field, repeats included, as PyTorch prints `_modules`.
     const children = Object.entries(this.#fields()).filter((e): e is [string, AnyModule] => e[1] instanceof Module);

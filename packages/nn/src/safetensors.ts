@@ -29,13 +29,19 @@ const WRITE_AS: Record<DType['name'], FileDType> = {
 
 /** One tensor's entry in the header. */
 export interface SafetensorsEntry {
+  /** The file's dtype code, e.g. 'F32', 'BF16'. */
   readonly dtype: string;
+  /** The tensor's shape. */
   readonly shape: readonly number[];
+  /** Begin and end of its bytes in the data section. */
   readonly dataOffsets: readonly [number, number];
 }
 
+/** A parsed safetensors header: each tensor's entry, the metadata, and where the data start. */
 export interface SafetensorsHeader {
+  /** Entries by tensor name, in file order. */
   readonly tensors: Record<string, SafetensorsEntry>;
+  /** The `__metadata__` strings ({} when absent). */
   readonly metadata: Record<string, string>;
   /** Where the data section starts in the file (8 + N). */
   readonly dataStart: number;
@@ -242,6 +248,7 @@ function decodeTensor(name: string, entry: SafetensorsEntry, raw: Uint8Array, de
   return flat.reshape([...entry.shape]);
 }
 
+/** Options of `loadSafetensors` and `deserializeSafetensors`. */
 export interface LoadSafetensorsOptions {
   /** Where to put the tensors (default: the cpu). */
   readonly device?: DeviceLike;
@@ -260,16 +267,23 @@ export function deserializeSafetensors(bytes: Uint8Array | ArrayBuffer, options:
   return out;
 }
 
+// Node's file API, imported at run time through a specifier that bundlers do not follow, so that a
+// browser bundle of @core/nn builds (esbuild and webpack fail on a literal 'node:fs/promises').
+const NODE_FS = 'node:fs/promises';
+function nodeFs(): Promise<typeof import('node:fs/promises')> {
+  return import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_FS);
+}
+
 /** Write `stateDict` (tensors on any device) to `path` as safetensors, with optional string metadata. Node only. */
 export async function saveSafetensors(path: string, stateDict: Record<string, Tensor>, metadata?: Record<string, string>): Promise<void> {
   const bytes = await serializeSafetensorsAsync(stateDict, metadata);
-  const { writeFile } = await import('node:fs/promises');
+  const { writeFile } = await nodeFs();
   await writeFile(path, bytes);
 }
 
 /** Read a safetensors file into tensors (on the cpu unless `device` is given). Node only. */
 export async function loadSafetensors(path: string, options: LoadSafetensorsOptions = {}): Promise<Record<string, Tensor>> {
-  const { readFile } = await import('node:fs/promises');
+  const { readFile } = await nodeFs();
   const buffer = await readFile(path);
   return deserializeSafetensors(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength), { ...options, source: path });
 }

@@ -8,13 +8,19 @@ export type StateDict = Record<string, Tensor>;
 
 /** The keys that did not line up (returned by `loadStateDict`, also when not strict). */
 export interface IncompatibleKeys {
+  /** Keys the module has and the state dict lacks. */
   readonly missingKeys: string[];
+  /** Keys the state dict has and the module lacks. */
   readonly unexpectedKeys: string[];
 }
 
+/** A key whose tensor has a different shape in the checkpoint than in the model. */
 export interface SizeMismatch {
+  /** The dotted name. */
   readonly key: string;
+  /** The shape in the state dict. */
   readonly checkpointShape: readonly number[];
+  /** The shape in the module. */
   readonly modelShape: readonly number[];
 }
 
@@ -22,8 +28,11 @@ export interface SizeMismatch {
 export class StateDictError extends TensorError implements IncompatibleKeys {
   constructor(
     message: string,
+    /** Keys the module has and the state dict lacks. */
     readonly missingKeys: string[],
+    /** Keys the state dict has and the module lacks. */
     readonly unexpectedKeys: string[],
+    /** Keys whose shapes differ. */
     readonly sizeMismatches: SizeMismatch[],
   ) {
     super(message);

@@ -6,28 +6,42 @@ import { Optimizer, type ParamWithGrad } from './optimizer.js';
 import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
 import { lerp, roundTo, up } from './opmath.js';
 
+/** Adam's and AdamW's hyperparameters (PyTorch's, in camelCase). */
 export interface AdamOptions {
+  /** Learning rate (default 1e-3). */
   lr: number;
+  /** Decay rates of the first and second moment averages (default [0.9, 0.999]). */
   betas: [number, number];
+  /** Added to the denominator for numerical stability (default 1e-8). */
   eps: number;
+  /** L2 penalty (Adam: added to the gradient, default 0) or decoupled decay (AdamW: default 1e-2). */
   weightDecay: number;
+  /** Use the running maximum of the second moment (AMSGrad; default false). */
   amsgrad: boolean;
+  /** Maximise the objective instead of minimising it (default false). */
   maximize: boolean;
 }
 
 /** Moments live on the parameter's device in its dtype; `step` is a plain number. */
 export type AdamState = {
+  /** Updates applied to this parameter so far. */
   step: number;
+  /** The running average of gradients (first moment). */
   expAvg: Tensor;
+  /** The running average of squared gradients (second moment). */
   expAvgSq: Tensor;
   /** Only with amsgrad. */
   maxExpAvgSq?: Tensor;
 };
 
+/** Adam's defaults, PyTorch's. */
 export const ADAM_DEFAULTS: Readonly<AdamOptions> = Object.freeze({
   lr: 1e-3, betas: [0.9, 0.999] as [number, number], eps: 1e-8, weightDecay: 0, amsgrad: false, maximize: false,
 });
 
+/**
+ * Adam (PyTorch's `torch.optim.Adam`), with L2 weight decay added to the gradient; moments kept per parameter, on its device and in its dtype.
+ */
 export class Adam extends Optimizer<AdamOptions, AdamState> {
   constructor(params: ParamsInput<AdamOptions>, options: Partial<AdamOptions> = {}) {
     super(params, withDefaults(ADAM_DEFAULTS, options));
@@ -89,6 +103,7 @@ export class Adam extends Optimizer<AdamOptions, AdamState> {
   }
 }
 
+/** AdamW's defaults: Adam's with weightDecay 1e-2. */
 export const ADAMW_DEFAULTS: Readonly<AdamOptions> = Object.freeze({ ...ADAM_DEFAULTS, weightDecay: 1e-2 });
 
 /** Adam with decoupled weight decay, default 1e-2: `p *= 1 − lr·wd` before the moments (OPT-9). */

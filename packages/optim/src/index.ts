@@ -1,3 +1,9 @@
+/**
+ * Optimizers (SGD, Adam, AdamW) and learning-rate schedulers (StepLR, CosineAnnealingLR) with
+ * PyTorch's formulas.
+ *
+ * @module \@core/optim
+ */
 // @core/optim: optimizers (SGD, Adam, AdamW) and learning-rate schedulers with PyTorch's formulas.
 export {
   Optimizer, type OptimizerStateDict, type ParamState, type ParamWithGrad, type StateValue,

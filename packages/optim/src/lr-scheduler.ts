@@ -3,28 +3,46 @@ import { ValueError } from '@core/tensor';
 
 /** What a scheduler needs from an optimizer: groups with an lr it may change. */
 export interface SchedulableOptimizer {
-  readonly paramGroups: Array<{ lr: number; initialLr?: number }>;
+  /** The parameter groups whose `lr` the scheduler sets. */
+  readonly paramGroups: Array<{
+    /** The group's current learning rate, which the scheduler overwrites. */
+    lr: number;
+    /** The lr the schedule started from, recorded by the first scheduler. */
+    initialLr?: number;
+  }>;
 }
 
 /** A scheduler's hyperparameters plus its progress, like PyTorch's `__dict__` minus the optimizer. */
 export type SchedulerStateDict<H extends object> = H & {
+  /** Each group's starting lr. */
   baseLrs: number[];
+  /** The epoch index of the last `step()`. */
   lastEpoch: number;
+  /** How many times `step()` ran. */
   stepCount: number;
+  /** The lr each group got at the last `step()`. */
   lastLr: number[];
 };
 
+/** Options every scheduler takes. */
 export interface SchedulerOptions {
   /** The index of the last epoch when resuming; -1 (default) starts a new schedule. */
   lastEpoch?: number;
 }
 
+/**
+ * The base of learning-rate schedulers (PyTorch's `LRScheduler`): call `step()` once per epoch after the optimizer's steps.
+ */
 export abstract class LRScheduler<H extends Record<string, number>> {
+  /** The optimizer whose groups' lr it sets. */
   readonly optimizer: SchedulableOptimizer;
   /** Each group's `initialLr`: where the schedule starts. */
   baseLrs: number[];
+  /** The epoch index of the last `step()` (0 after construction). */
   lastEpoch: number;
+  /** How many times `step()` ran (the constructor's initial step included). */
   protected stepCount = 0;
+  /** The schedule's hyperparameters. */
   protected hp: H;
   private lastLr: number[] = [];
 
@@ -61,6 +79,7 @@ export abstract class LRScheduler<H extends Record<string, number>> {
     return this.lastLr.slice();
   }
 
+  /** The hyperparameters and progress, to restore with `loadStateDict` when resuming. */
   stateDict(): SchedulerStateDict<H> {
     return {
       ...this.hp,
@@ -93,25 +112,36 @@ export abstract class LRScheduler<H extends Record<string, number>> {
     this.lastLr = sd.lastLr.slice();
   }
 
+  /** Each group's lr now. */
   protected currentLrs(): number[] {
     return this.optimizer.paramGroups.map((g) => g.lr);
   }
 }
 
+/** StepLR's options. */
 export interface StepLROptions extends SchedulerOptions {
+  /** Epochs between two decays. */
   stepSize: number;
+  /** The factor of each decay (default 0.1). */
   gamma?: number;
 }
 
 /** Multiply every group's lr by `gamma` each `stepSize` epochs (PyTorch's recursive form). */
-export class StepLR extends LRScheduler<{ stepSize: number; gamma: number }> {
+export class StepLR extends LRScheduler<{
+  /** Epochs between two decays. */
+  stepSize: number;
+  /** The factor of each decay. */
+  gamma: number;
+}> {
   constructor(optimizer: SchedulableOptimizer, { stepSize, gamma = 0.1, lastEpoch = -1 }: StepLROptions) {
     if (!Number.isInteger(stepSize) || stepSize <= 0) throw new ValueError(`StepLR: stepSize must be a positive integer, got ${stepSize}`);
     if (typeof gamma !== 'number' || Number.isNaN(gamma)) throw new ValueError(`StepLR: gamma must be a number, got ${gamma}`);
     super(optimizer, { stepSize, gamma }, lastEpoch);
   }
 
+  /** Epochs between two decays. */
   get stepSize(): number { return this.hp.stepSize; }
+  /** The factor of each decay. */
   get gamma(): number { return this.hp.gamma; }
 
   protected computeLr(): number[] {
@@ -121,8 +151,11 @@ export class StepLR extends LRScheduler<{ stepSize: number; gamma: number }> {
   }
 }
 
+/** CosineAnnealingLR's options. */
 export interface CosineAnnealingLROptions extends SchedulerOptions {
+  /** Epochs from the base lr down to etaMin (half the period). */
   tMax: number;
+  /** The lowest lr (default 0). */
   etaMin?: number;
 }
 
@@ -131,14 +164,21 @@ export interface CosineAnnealingLROptions extends SchedulerOptions {
  * 2·tMax). Computed in closed form, `etaMin + (base − etaMin)(1 + cos(π·t/tMax))/2`, which is
  * what PyTorch's recursive form computes up to rounding.
  */
-export class CosineAnnealingLR extends LRScheduler<{ tMax: number; etaMin: number }> {
+export class CosineAnnealingLR extends LRScheduler<{
+  /** Epochs from the base lr down to etaMin (half the period). */
+  tMax: number;
+  /** The lowest lr. */
+  etaMin: number;
+}> {
   constructor(optimizer: SchedulableOptimizer, { tMax, etaMin = 0, lastEpoch = -1 }: CosineAnnealingLROptions) {
     if (typeof tMax !== 'number' || !(tMax > 0) || !Number.isFinite(tMax)) throw new ValueError(`CosineAnnealingLR: tMax must be a positive number, got ${tMax}`);
     if (typeof etaMin !== 'number' || !Number.isFinite(etaMin)) throw new ValueError(`CosineAnnealingLR: etaMin must be a finite number, got ${etaMin}`);
     super(optimizer, { tMax, etaMin }, lastEpoch);
   }
 
+  /** Epochs from the base lr down to etaMin. */
   get tMax(): number { return this.hp.tMax; }
+  /** The lowest lr. */
   get etaMin(): number { return this.hp.etaMin; }
 
   protected computeLr(): number[] {

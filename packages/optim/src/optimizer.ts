@@ -11,18 +11,30 @@ export type ParamState = { [key: string]: StateValue };
 
 /** PyTorch's layout: state keyed by parameter index, groups listing indices instead of tensors. */
 export interface OptimizerStateDict<O extends object, S extends object = ParamState> {
+  /** Per-parameter state, keyed by the parameter's index across all groups. */
   state: Record<number, S>;
-  paramGroups: Array<Omit<ParamGroup<O>, 'params'> & { params: number[] }>;
+  /** Each group's options, with its parameters as indices into `state`'s numbering. */
+  paramGroups: Array<Omit<ParamGroup<O>, 'params'> & {
+    /** The group's parameters, numbered across all groups in order. */
+    params: number[];
+  }>;
 }
 
 /** A parameter that has a gradient this step. */
 export interface ParamWithGrad {
+  /** The parameter. */
   readonly param: Tensor;
+  /** Its gradient. */
   readonly grad: Tensor;
 }
 
+/**
+ * The base of every optimizer (PyTorch's `torch.optim.Optimizer`): parameter groups with per-group options, per-parameter state, `zeroGrad`, `step`, and state dicts in PyTorch's layout.
+ */
 export abstract class Optimizer<O extends object, S extends object = ParamState> {
+  /** The options groups get unless they override them. */
   readonly defaults: Readonly<O>;
+  /** The parameter groups, each with its own options (schedulers change `lr` here). */
   readonly paramGroups: ParamGroup<O>[] = [];
   /** Per-parameter state, keyed by the parameter tensor itself. */
   readonly state = new Map<Tensor, S>();

@@ -4,6 +4,7 @@ import { Tensor, ValueError } from '@core/tensor';
 
 /** A parameter group as the optimizer holds it: its tensors, its options, and scheduler fields. */
 export type ParamGroup<O extends object> = O & {
+  /** The group's parameters. */
   params: Tensor[];
   /** Set by LR schedulers: the lr the schedule started from (PyTorch's `initial_lr`). */
   initialLr?: number;
@@ -11,7 +12,9 @@ export type ParamGroup<O extends object> = O & {
 
 /** A group as a user passes it: tensors plus any options that override the optimizer's defaults. */
 export type ParamGroupInput<O extends object> = Partial<O> & {
+  /** The group's parameters: an iterable of tensors, or one tensor. */
   params: Iterable<Tensor> | Tensor;
+  /** The lr a schedule starts from, when resuming one (PyTorch's `initial_lr`). */
   initialLr?: number;
 };
 

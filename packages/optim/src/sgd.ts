@@ -5,22 +5,36 @@ import { Optimizer, type ParamWithGrad } from './optimizer.js';
 import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
 import { roundTo, up } from './opmath.js';
 
+/** SGD's hyperparameters (PyTorch's, in camelCase). */
 export interface SGDOptions {
+  /** Learning rate (default 1e-3). */
   lr: number;
+  /** Momentum factor (default 0: plain SGD). */
   momentum: number;
+  /** Dampening for momentum (default 0). */
   dampening: number;
+  /** L2 penalty added to the gradient (default 0). */
   weightDecay: number;
+  /** Nesterov momentum (needs momentum > 0 and dampening 0; default false). */
   nesterov: boolean;
+  /** Maximise the objective instead of minimising it (default false). */
   maximize: boolean;
 }
 
 /** Present only when momentum ≠ 0, from the first step on. */
-export type SGDState = { momentumBuffer?: Tensor };
+export type SGDState = {
+  /** The running momentum of the update. */
+  momentumBuffer?: Tensor;
+};
 
+/** SGD's defaults, PyTorch's. */
 export const SGD_DEFAULTS: Readonly<SGDOptions> = Object.freeze({
   lr: 1e-3, momentum: 0, dampening: 0, weightDecay: 0, nesterov: false, maximize: false,
 });
 
+/**
+ * Stochastic gradient descent with optional momentum, dampening, Nesterov momentum and weight decay (PyTorch's `torch.optim.SGD`).
+ */
 export class SGD extends Optimizer<SGDOptions, SGDState> {
   constructor(params: ParamsInput<SGDOptions>, options: Partial<SGDOptions> = {}) {
     super(params, withDefaults(SGD_DEFAULTS, options));

@@ -53,4 +53,5 @@ export function logSoftmax(x: Ref, dim: number, out: Ref): void {
   softmaxLike('logSoftmax', x, dim, out, true);
 }
 
+/** The CPU backend's fused kernels: one-pass, numerically stable softmax and logSoftmax. */
 export const CpuFused: FusedKernels<CpuStorage> = { softmax, logSoftmax };

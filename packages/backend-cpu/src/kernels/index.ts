@@ -10,6 +10,9 @@ import { matmul } from './matmul.js';
 import { random } from './random.js';
 import { argReduce, reduce } from './reduce.js';
 
+/**
+ * The CPU backend's primitives in TypeScript: synchronous loops over strided host arrays (half types computed in float32, rounded once on store).
+ */
 export const CpuKernels: Kernels<CpuStorage> = {
   unary,
   binary,

@@ -3,11 +3,13 @@
 import { ValueError, where, type DType, type Tensor } from '@core/tensor';
 import { checkTensor } from '../internal/args.js';
 
+/** max(0, x), elementwise. */
 export function relu(input: Tensor): Tensor {
   checkTensor(input, 'input', 'relu');
   return input.relu();
 }
 
+/** GELU's form: 'none' (exact, with erf) or 'tanh' (the tanh approximation). */
 export type GeluApproximate = 'none' | 'tanh';
 
 const SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
@@ -24,11 +26,13 @@ export function gelu(input: Tensor, { approximate = 'none' }: { approximate?: Ge
   return half.mul(input.mul(Math.SQRT1_2).erf().add(1));
 }
 
+/** Hyperbolic tangent, elementwise. */
 export function tanh(input: Tensor): Tensor {
   checkTensor(input, 'input', 'tanh');
   return input.tanh();
 }
 
+/** The logistic function 1 / (1 + e^-x), elementwise. */
 export function sigmoid(input: Tensor): Tensor {
   checkTensor(input, 'input', 'sigmoid');
   return input.sigmoid();
@@ -46,16 +50,19 @@ export function silu(input: Tensor): Tensor {
   return input.mul(input.sigmoid());
 }
 
+/** Options of `softmax` and `logSoftmax`. */
 export interface SoftmaxOptions {
   /** Cast the input to this dtype first (PyTorch's `dtype=`), e.g. float32 for half inputs. */
   readonly dtype?: DType;
 }
 
+/** e^x / Σ e^x along `dim`, computed stably. */
 export function softmax(input: Tensor, dim: number, { dtype }: SoftmaxOptions = {}): Tensor {
   checkTensor(input, 'input', 'softmax');
   return input.softmax(dim, { dtype });
 }
 
+/** log(softmax(x)) along `dim`, computed stably (use it with nllLoss, or crossEntropy on logits). */
 export function logSoftmax(input: Tensor, dim: number, { dtype }: SoftmaxOptions = {}): Tensor {
   checkTensor(input, 'input', 'logSoftmax');
   return input.logSoftmax(dim, { dtype });

@@ -8,13 +8,18 @@ import { checkSameDType } from './linear.js';
 import { checkOutputSize, convOutputSize, slidingWindows } from './windows.js';
 import { autocastOp } from '@core/tensor';
 
+/** conv2d padding: zeros on each side (one number or [h, w]), 'valid' (none) or 'same' (keep the size). */
 export type Conv2dPadding = Pair | 'valid' | 'same';
 
+/** conv2d's options (PyTorch's keyword arguments). */
 export interface Conv2dOptions {
+  /** The window step (default 1). */
   readonly stride?: Pair;
   /** Zeros added on both sides, `'valid'` (none) or `'same'` (output size = input size; stride 1). */
   readonly padding?: Conv2dPadding;
+  /** Spacing between kernel elements (default 1). */
   readonly dilation?: Pair;
+  /** Split input and output channels into this many independent groups (default 1). */
   readonly groups?: number;
 }
 

@@ -6,14 +6,17 @@ import { checkFloating, checkReduction, checkTensor, sameShape, shapeText, type 
 import { checkSameDevice } from '@core/tensor';
 import { autocastOp } from '@core/tensor';
 
+/** nllLoss's options (PyTorch's keyword arguments). */
 export interface NLLLossOptions {
   /** A rescaling weight per class, shape [C]. */
   readonly weight?: Tensor | null;
   /** Targets equal to this contribute nothing (and are not counted by the mean). */
   readonly ignoreIndex?: number;
+  /** 'mean' (default; weighted by the class weights), 'sum', or 'none' (one loss per target). */
   readonly reduction?: Reduction;
 }
 
+/** crossEntropy's options: nllLoss's plus label smoothing. */
 export interface CrossEntropyOptions extends NLLLossOptions {
   /** ε in [0, 1]: the target becomes (1 − ε)·one-hot + ε/C. */
   readonly labelSmoothing?: number;

@@ -3,11 +3,15 @@
 import { rand, ValueError, type Generator, type Tensor } from '@core/tensor';
 import { checkTensor } from '../internal/args.js';
 
+/** dropout's options. */
 export interface DropoutOptions {
   /** Defaults to the global generator (`manualSeed`). */
   readonly generator?: Generator;
 }
 
+/**
+ * Zero each element with probability `p` and scale the rest by 1/(1 − p) (inverted dropout); the identity when `training` is false.
+ */
 export function dropout(input: Tensor, p = 0.5, training = true, options: DropoutOptions = {}): Tensor {
   checkTensor(input, 'input', 'dropout');
   if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new ValueError(`dropout probability has to be between 0 and 1, but got ${p}`);

@@ -12,6 +12,9 @@ export function paddingIndex(paddingIdx: number | null | undefined, rows: number
   return paddingIdx < 0 ? paddingIdx + rows : paddingIdx;
 }
 
+/**
+ * The rows of `weight` at the int32 indices `input` (output shape: input's shape + [embeddingDim]); the row at `paddingIdx` gets no gradient.
+ */
 export function embedding(input: Tensor, weight: Tensor, paddingIdx?: number | null): Tensor {
   checkTensor(input, 'input', 'embedding');
   checkTensor(weight, 'weight', 'embedding');

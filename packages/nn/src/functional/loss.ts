@@ -32,11 +32,13 @@ function mseLossImpl(input: Tensor, target: Tensor, options: { reduction?: Reduc
   return reduce(diff.mul(diff), reduction);
 }
 
+/** binaryCrossEntropyWithLogits's options (PyTorch's keyword arguments). */
 export interface BCEWithLogitsOptions {
   /** Rescales each element's loss; broadcast to the input. */
   readonly weight?: Tensor | null;
   /** Weight of positive examples per class (broadcast over the last dim). */
   readonly posWeight?: Tensor | null;
+  /** 'mean' (default), 'sum', or 'none' (one loss per element). */
   readonly reduction?: Reduction;
 }
 

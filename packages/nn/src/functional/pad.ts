@@ -3,6 +3,7 @@
 import { int32, pad as constantPad, tensor, ValueError, type Tensor } from '@core/tensor';
 import { checkTensor } from '../internal/args.js';
 
+/** How `pad` fills: a constant value, a mirror image without the edge, copies of the edge, or wrap-around. */
 export type PadMode = 'constant' | 'reflect' | 'replicate' | 'circular';
 
 /** Source position for output position j (j < 0: in the left padding) of a dim of size n. */

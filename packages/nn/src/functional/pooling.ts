@@ -4,11 +4,13 @@ import { pad, ShapeError, type Tensor } from '@core/tensor';
 import { checkFloating, checkRank, checkTensor, pair, type Pair } from '../internal/args.js';
 import { checkOutputSize, slidingWindows } from './windows.js';
 
+/** maxPool2d's options (PyTorch's keyword arguments). */
 export interface MaxPool2dOptions {
   /** Defaults to the kernel size. */
   readonly stride?: Pair | null;
   /** −∞ padding on both sides, at most half the kernel size. */
   readonly padding?: Pair;
+  /** Spacing between window elements (default 1). */
   readonly dilation?: Pair;
   /** Round the output size up, letting the last window hang over the end. */
   readonly ceilMode?: boolean;
@@ -23,6 +25,9 @@ export function pooledSize(input: number, kernel: number, padding: number, strid
   return out;
 }
 
+/**
+ * The max over each `kernelSize` window of a [N, C, H, W] (or [C, H, W]) input; the gradient goes to each window's first maximum.
+ */
 export function maxPool2d(input: Tensor, kernelSize: Pair, options: MaxPool2dOptions = {}): Tensor {
   checkTensor(input, 'input', 'maxPool2d');
   checkFloating(input, 'input', 'maxPool2d');

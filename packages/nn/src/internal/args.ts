@@ -7,7 +7,9 @@ export type Pair = number | readonly [number, number];
 
 /** Where new parameters and buffers go (PyTorch's factory kwargs). */
 export interface FactoryOptions {
+  /** The device (default: `getDefaultDevice()`). */
   readonly device?: DeviceLike;
+  /** The dtype (default float32). */
   readonly dtype?: DType;
 }
 
@@ -41,6 +43,7 @@ export function isDType(value: unknown): value is DType {
   return Object.values(DTYPES).includes(value as DType);
 }
 
+/** How a loss reduces over elements: their mean, their sum, or none (one loss each). */
 export type Reduction = 'mean' | 'sum' | 'none';
 
 export function checkReduction(reduction: unknown, op: string): Reduction {

@@ -3,13 +3,16 @@ import type { Tensor } from '@core/tensor';
 import { Module } from '../module.js';
 import * as F from '../functional/activation.js';
 
+/** max(0, x) as a module (`F.relu`). */
 export class ReLU extends Module {
   forward(input: Tensor): Tensor {
     return F.relu(input);
   }
 }
 
+/** The Gaussian error linear unit x·Φ(x) as a module, exact or with the tanh approximation (`F.gelu`). */
 export class GELU extends Module {
+  /** 'none' (exact, with erf) or 'tanh'. */
   readonly approximate: F.GeluApproximate;
 
   constructor({ approximate = 'none' }: { approximate?: F.GeluApproximate } = {}) {
@@ -26,20 +29,26 @@ export class GELU extends Module {
   }
 }
 
+/** Hyperbolic tangent as a module. */
 export class Tanh extends Module {
   forward(input: Tensor): Tensor {
     return F.tanh(input);
   }
 }
 
+/** The logistic function as a module. */
 export class Sigmoid extends Module {
   forward(input: Tensor): Tensor {
     return F.sigmoid(input);
   }
 }
 
+/** max(0, x) + negativeSlope·min(0, x) as a module. */
 export class LeakyReLU extends Module {
-  constructor(readonly negativeSlope = 0.01) {
+  constructor(
+    /** The slope for negative inputs (default 0.01). */
+    readonly negativeSlope = 0.01,
+  ) {
     super();
   }
 
@@ -52,14 +61,19 @@ export class LeakyReLU extends Module {
   }
 }
 
+/** x·σ(x) (swish) as a module. */
 export class SiLU extends Module {
   forward(input: Tensor): Tensor {
     return F.silu(input);
   }
 }
 
+/** Softmax over `dim` as a module. */
 export class Softmax extends Module {
-  constructor(readonly dim: number) {
+  constructor(
+    /** The dim the probabilities sum to 1 over. */
+    readonly dim: number,
+  ) {
     super();
   }
 
@@ -72,8 +86,12 @@ export class Softmax extends Module {
   }
 }
 
+/** Log-softmax over `dim` as a module. */
 export class LogSoftmax extends Module {
-  constructor(readonly dim: number) {
+  constructor(
+    /** The dim the log-probabilities are normalised over. */
+    readonly dim: number,
+  ) {
     super();
   }
 

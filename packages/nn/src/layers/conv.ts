@@ -6,26 +6,41 @@ import { conv2d, type Conv2dPadding } from '../functional/conv.js';
 import { defaultLayerInit } from '../internal/layer-init.js';
 import { pair, type FactoryOptions, type Pair } from '../internal/args.js';
 
+/** Conv2d's options (PyTorch's keyword arguments), plus where its parameters go. */
 export interface Conv2dLayerOptions extends FactoryOptions {
+  /** The window step (default 1). */
   readonly stride?: Pair;
+  /** Zeros added on each side, 'valid' (none) or 'same' (keep the size; stride 1 only). Default 0. */
   readonly padding?: Conv2dPadding;
+  /** Spacing between kernel elements (default 1). */
   readonly dilation?: Pair;
+  /** Independent channel groups; both channel counts must divide by it (default 1). */
   readonly groups?: number;
+  /** Learn an additive bias per output channel (default true). */
   readonly bias?: boolean;
   /** Only zero padding is implemented. */
   readonly paddingMode?: 'zeros';
 }
 
+/** A 2-D convolution over [N, C, H, W] (or [C, H, W]) inputs, PyTorch's `nn.Conv2d` with its default initialisation. */
 export class Conv2d extends Module {
+  /** Channels of the input. */
   readonly inChannels: number;
+  /** Channels of the output. */
   readonly outChannels: number;
+  /** [kH, kW]. */
   readonly kernelSize: [number, number];
+  /** The window step, [h, w]. */
   readonly stride: [number, number];
+  /** The zero padding, [h, w], or 'valid' / 'same'. */
   readonly padding: [number, number] | 'valid' | 'same';
+  /** Spacing between kernel elements, [h, w]. */
   readonly dilation: [number, number];
+  /** Independent channel groups. */
   readonly groups: number;
   /** [outChannels, inChannels / groups, kH, kW]. */
   weight: Parameter;
+  /** [outChannels], or null without bias. */
   bias: Parameter | null;
 
   constructor(inChannels: number, outChannels: number, kernelSize: Pair, options: Conv2dLayerOptions = {}) {

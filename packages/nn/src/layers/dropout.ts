@@ -3,8 +3,13 @@ import { ValueError, type Generator, type Tensor } from '@core/tensor';
 import { Module } from '../module.js';
 import { dropout } from '../functional/dropout.js';
 
+/**
+ * Zeroes each element with probability `p` while training, scaling the rest by 1/(1 − p); the identity in eval mode.
+ */
 export class Dropout extends Module {
+  /** The probability of zeroing an element. */
   readonly p: number;
+  /** The generator masks are drawn from (undefined: the global one). */
   readonly generator: Generator | undefined;
 
   /** `generator` defaults to the global one (`manualSeed`). */

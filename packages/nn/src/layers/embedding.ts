@@ -7,13 +7,21 @@ import { embedding, paddingIndex } from '../functional/embedding.js';
 import { normal_ } from '../init.js';
 import type { FactoryOptions } from '../internal/args.js';
 
+/** Embedding's options, plus where its weight goes. */
 export interface EmbeddingOptions extends FactoryOptions {
+  /** A row that starts at zero and receives no gradient (negative counts from the end). */
   readonly paddingIdx?: number | null;
 }
 
+/**
+ * A lookup table of `numEmbeddings` vectors of size `embeddingDim`, indexed by int32 tensors (PyTorch's `nn.Embedding`).
+ */
 export class Embedding extends Module {
+  /** Rows in the table. */
   readonly numEmbeddings: number;
+  /** The size of each vector. */
   readonly embeddingDim: number;
+  /** The padding row (normalised to non-negative), or null. */
   readonly paddingIdx: number | null;
   /** [numEmbeddings, embeddingDim]. */
   weight: Parameter;

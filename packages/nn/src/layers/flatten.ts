@@ -2,8 +2,14 @@
 import type { Tensor } from '@core/tensor';
 import { Module } from '../module.js';
 
+/** Merges dims `startDim`..`endDim` into one (by default all but the batch dim). */
 export class Flatten extends Module {
-  constructor(readonly startDim = 1, readonly endDim = -1) {
+  constructor(
+    /** The first dim to merge (default 1: keep the batch dim). */
+    readonly startDim = 1,
+    /** The last dim to merge (default -1: the last). */
+    readonly endDim = -1,
+  ) {
     super();
   }
 

@@ -6,7 +6,9 @@ import { linear } from '../functional/linear.js';
 import { defaultLayerInit } from '../internal/layer-init.js';
 import type { FactoryOptions } from '../internal/args.js';
 
+/** Linear's options, plus where its parameters go. */
 export interface LinearOptions extends FactoryOptions {
+  /** Learn an additive bias (default true). */
   readonly bias?: boolean;
 }
 
@@ -14,11 +16,15 @@ function checkSize(value: number, name: string, op: string): void {
   if (!Number.isInteger(value) || value < 0) throw new ValueError(`${op}: ${name} must be a non-negative integer, got ${value}`);
 }
 
+/** y = x·Wᵀ + b over the last dim, PyTorch's `nn.Linear` with its default initialisation. */
 export class Linear extends Module {
+  /** The size of each input's last dim. */
   readonly inFeatures: number;
+  /** The size of each output's last dim. */
   readonly outFeatures: number;
   /** [outFeatures, inFeatures]. */
   weight: Parameter;
+  /** [outFeatures], or null without bias. */
   bias: Parameter | null;
 
   constructor(inFeatures: number, outFeatures: number, { bias = true, device, dtype }: LinearOptions = {}) {

@@ -6,6 +6,7 @@ import { binaryCrossEntropyWithLogits, mseLoss, type BCEWithLogitsOptions } from
 import { checkReduction, type Reduction } from '../internal/args.js';
 
 abstract class Loss extends Module<[Tensor, Tensor], Tensor> {
+  /** 'mean' (default), 'sum' or 'none'. */
   readonly reduction: Reduction;
 
   constructor(reduction: Reduction = 'mean') {
@@ -18,9 +19,15 @@ abstract class Loss extends Module<[Tensor, Tensor], Tensor> {
   }
 }
 
+/**
+ * Cross entropy between logits [N, C] (or [N, C, d1, …]) and int32 class indices, or class probabilities, with class weights, ignoreIndex and label smoothing (`F.crossEntropy`).
+ */
 export class CrossEntropyLoss extends Loss {
+  /** Targets equal to this contribute nothing (default -100). */
   readonly ignoreIndex: number;
+  /** ε in [0, 1]: the target becomes (1 − ε)·one-hot + ε/C (default 0). */
   readonly labelSmoothing: number;
+  /** A rescaling weight per class, shape [C] (a buffer, so `to()` moves it), or null. */
   declare weight: Tensor | null;
 
   constructor({ weight = null, ignoreIndex = -100, reduction = 'mean', labelSmoothing = 0 }: CrossEntropyOptions = {}) {
@@ -35,8 +42,13 @@ export class CrossEntropyLoss extends Loss {
   }
 }
 
+/**
+ * Negative log-likelihood of log-probabilities [N, C] at int32 class indices (`F.nllLoss`); pair it with LogSoftmax.
+ */
 export class NLLLoss extends Loss {
+  /** Targets equal to this contribute nothing (default -100). */
   readonly ignoreIndex: number;
+  /** A rescaling weight per class, shape [C] (a buffer), or null. */
   declare weight: Tensor | null;
 
   constructor({ weight = null, ignoreIndex = -100, reduction = 'mean' }: NLLLossOptions = {}) {
@@ -50,6 +62,7 @@ export class NLLLoss extends Loss {
   }
 }
 
+/** Mean squared error (or its sum, or per element) as a module (`F.mseLoss`). */
 export class MSELoss extends Loss {
   constructor({ reduction = 'mean' }: { reduction?: Reduction } = {}) {
     super(reduction);
@@ -60,8 +73,11 @@ export class MSELoss extends Loss {
   }
 }
 
+/** Binary cross entropy on logits, with the sigmoid folded in stably (`F.binaryCrossEntropyWithLogits`). */
 export class BCEWithLogitsLoss extends Loss {
+  /** Rescales each element's loss, broadcast to the input (a buffer), or null. */
   declare weight: Tensor | null;
+  /** Weight of positive examples per class, broadcast over the last dim (a buffer), or null. */
   declare posWeight: Tensor | null;
 
   constructor({ weight = null, posWeight = null, reduction = 'mean' }: BCEWithLogitsOptions = {}) {

@@ -11,18 +11,29 @@ function factoryOf({ device, dtype }: FactoryOptions) {
   return { ...(device !== undefined ? { device } : {}), ...(dtype !== undefined ? { dtype } : {}) };
 }
 
+/** LayerNorm's options, plus where its parameters go. */
 export interface LayerNormOptions extends FactoryOptions {
+  /** Added to the variance for numerical stability (default 1e-5). */
   readonly eps?: number;
+  /** Learn a per-element scale (and bias) over the normalised shape (default true). */
   readonly elementwiseAffine?: boolean;
   /** Learn a bias too (when elementwiseAffine). */
   readonly bias?: boolean;
 }
 
+/**
+ * Normalises over the last dims (`normalizedShape`) of each sample to zero mean and unit variance, then scales and shifts: PyTorch's `nn.LayerNorm`.
+ */
 export class LayerNorm extends Module {
+  /** The trailing shape normalised over. */
   readonly normalizedShape: readonly number[];
+  /** Added to the variance for numerical stability. */
   readonly eps: number;
+  /** Whether `weight` and `bias` are learned. */
   readonly elementwiseAffine: boolean;
+  /** The scale, shaped like normalizedShape (null without elementwiseAffine). */
   weight: Parameter | null;
+  /** The shift, shaped like normalizedShape (null without it). */
   bias: Parameter | null;
 
   constructor(normalizedShape: number | readonly number[], options: LayerNormOptions = {}) {
@@ -54,24 +65,37 @@ export class LayerNorm extends Module {
 }
 
 export interface BatchNormOptions extends FactoryOptions {
+  /** Added to the variance for numerical stability (default 1e-5). */
   readonly eps?: number;
   /** Weight of the new batch in the running averages; null = cumulative average. */
   readonly momentum?: number | null;
+  /** Learn a per-channel scale and shift (default true). */
   readonly affine?: boolean;
+  /** Keep running mean and variance for eval mode (default true); without them, batch statistics are used always. */
   readonly trackRunningStats?: boolean;
 }
 
 /** Shared by BatchNorm1d and BatchNorm2d, which differ only in the input ranks they accept. */
 abstract class BatchNormBase extends Module {
+  /** Channels (C). */
   readonly numFeatures: number;
+  /** Added to the variance for numerical stability. */
   readonly eps: number;
+  /** Weight of the new batch in the running averages; null = cumulative average. */
   readonly momentum: number | null;
+  /** Whether `weight` and `bias` are learned. */
   readonly affine: boolean;
+  /** Whether running statistics are kept (and used in eval mode). */
   readonly trackRunningStats: boolean;
+  /** The per-channel scale [C] (null without affine). */
   weight: Parameter | null;
+  /** The per-channel shift [C] (null without affine). */
   bias: Parameter | null;
+  /** The running mean per channel [C], a buffer (null without trackRunningStats). */
   declare runningMean: Tensor | null;
+  /** The running (unbiased) variance per channel [C], a buffer (null without trackRunningStats). */
   declare runningVar: Tensor | null;
+  /** Training batches seen, an int32 buffer (null without trackRunningStats). */
   declare numBatchesTracked: Tensor | null;
 
   protected abstract readonly ranks: readonly number[];
@@ -137,10 +161,12 @@ abstract class BatchNormBase extends Module {
 
 /** Batch norm over [N, C] or [N, C, L]. */
 export class BatchNorm1d extends BatchNormBase {
+  /** Input ranks accepted: [N, C] and [N, C, L]. */
   protected readonly ranks = [2, 3] as const;
 }
 
 /** Batch norm over [N, C, H, W]. */
 export class BatchNorm2d extends BatchNormBase {
+  /** Input rank accepted: [N, C, H, W]. */
   protected readonly ranks = [4] as const;
 }

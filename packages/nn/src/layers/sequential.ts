@@ -5,6 +5,9 @@ import { Module } from '../module.js';
 /** A module that maps one tensor to one tensor, as Sequential's children do. */
 export type TensorModule = Module<[Tensor], Tensor>;
 
+/**
+ * A chain of modules: forward feeds each one's output to the next. Children are named '0', '1', … (PyTorch's `nn.Sequential`).
+ */
 export class Sequential extends Module implements Iterable<TensorModule> {
   constructor(...modules: TensorModule[]) {
     super();
@@ -37,6 +40,7 @@ export class Sequential extends Module implements Iterable<TensorModule> {
     return m;
   }
 
+  /** The children in order. */
   [Symbol.iterator](): Iterator<TensorModule> {
     return this.#list()[Symbol.iterator]();
   }

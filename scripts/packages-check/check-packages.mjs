@@ -1,0 +1,332 @@
+#!/usr/bin/env node
+// Packaging checks for every publishable package (packages/* that are not private), on what
+// `pnpm pack` would publish:
+//   1. pack      pnpm pack each package; workspace:^ ranges must come out as real versions
+//   2. publint   package.json fields, exports and files against the tarball's contents (strict)
+//   3. attw      @arethetypeswrong: types and JavaScript resolve for node16 (from CJS and from ESM)
+//                and bundler resolution, for every entry point
+//   4. install   npm installs all tarballs together into a scratch project outside the workspace;
+//                tsc type-checks the consumer program against the packed .d.ts/.d.cts (node16);
+//                node runs it through `import` (program.mjs) and through `require` (program.cjs)
+//   5. browser   esbuild bundles the program for the browser (platform browser: the "browser"
+//                condition, no Node built-ins) and node runs the bundle
+//   6. release   a changesets dry run on a scratch copy of the workspace's manifests:
+//                `changeset status` (config and changesets valid) then `changeset version`
+// Run through `npx -y pnpm@12.4.2 check:packages` (turbo builds the packages first) or as part of
+// `npx -y pnpm@12.4.2 test`. `node check-packages.mjs --keep` keeps the scratch directory;
+// `--only=@core/nn,@core/tensor` checks only those packages (and skips the scratch project).
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const bin = (name) => join(here, 'node_modules', '.bin', name);
+const keep = process.argv.includes('--keep');
+
+// Entry points that are ESM on purpose, checked by attw with the esm-only profile instead.
+const ESM_ONLY_ENTRIES = {
+  // The vitest adapter imports vitest, which ships only ESM (and runs test files as ESM).
+  '@core/conformance': ['./vitest'],
+};
+
+const results = [];
+let failed = false;
+
+function log(line = '') {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Run a command; resolves with its output, rejects with it (and the exit code) on failure. */
+function run(command, args, options = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd ?? root, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolvePromise(out);
+      else reject(Object.assign(new Error(`${[command, ...args].join(' ')} exited with ${code}\n${out}`), { output: out }));
+    });
+  });
+}
+
+/** One named check: times it, records pass/fail, keeps going after a failure. */
+async function check(name, fn) {
+  const start = performance.now();
+  try {
+    const detail = await fn();
+    const s = ((performance.now() - start) / 1000).toFixed(1);
+    results.push({ name, ok: true });
+    log(`  ok    ${name} (${s}s)${detail ? `: ${detail}` : ''}`);
+    return true;
+  } catch (error) {
+    failed = true;
+    results.push({ name, ok: false });
+    log(`  FAIL  ${name}\n${indent(error instanceof Error ? error.message : String(error))}`);
+    return false;
+  }
+}
+
+function indent(text) {
+  return text.trimEnd().split('\n').map((l) => `        ${l}`).join('\n');
+}
+
+async function inPool(items, size, fn) {
+  const queue = [...items];
+  await Promise.all(Array.from({ length: Math.min(size, queue.length) }, async () => {
+    while (queue.length > 0) await fn(queue.shift());
+  }));
+}
+
+function readJson(path) {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/** pnpm itself: on PATH when run through pnpm (npx puts it there), else fetched by npx. */
+function pnpmCommand() {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, 'pnpm'))) return { command: join(dir, 'pnpm'), args: [] };
+  }
+  const version = readJson(join(root, 'package.json')).packageManager.replace(/^pnpm@/, '');
+  return { command: 'npx', args: ['-y', `pnpm@${version}`] };
+}
+
+/** The environment for tools run in the scratch project: none of pnpm's npm_* variables (they point npm at the workspace). */
+function cleanEnv() {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!/^(npm_|pnpm_|INIT_CWD$)/i.test(k)) env[k] = v;
+  }
+  return { ...env, FORCE_COLOR: '0', NO_COLOR: '1' };
+}
+
+/** The workspace's package directories, from pnpm-workspace.yaml's `packages:` globs (dir or dir/*). */
+function workspaceDirs() {
+  const yaml = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8');
+  const globs = [];
+  let inPackages = false;
+  for (const line of yaml.split('\n')) {
+    if (/^packages:/.test(line)) inPackages = true;
+    else if (/^\S/.test(line)) inPackages = false;
+    else if (inPackages) {
+      const m = /^\s*-\s*['"]?([^'"#]+?)['"]?\s*$/.exec(line);
+      if (m) globs.push(m[1]);
+    }
+  }
+  const dirs = [];
+  for (const glob of globs) {
+    if (glob.endsWith('/*')) {
+      const parent = join(root, glob.slice(0, -2));
+      if (!existsSync(parent)) continue;
+      for (const name of readdirSync(parent).sort()) {
+        if (existsSync(join(parent, name, 'package.json'))) dirs.push(relative(root, join(parent, name)));
+      }
+    } else if (existsSync(join(root, glob, 'package.json'))) {
+      dirs.push(glob);
+    }
+  }
+  return dirs;
+}
+
+// `--only=@core/nn,@core/tensor` checks just those (while working on one package).
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const publishable = workspaceDirs()
+  .filter((dir) => dir.startsWith('packages/'))
+  .map((dir) => ({ dir, manifest: readJson(join(root, dir, 'package.json')) }))
+  .filter((p) => p.manifest.private !== true && (!only || only.includes(p.manifest.name)));
+
+// turbo builds only what this package depends on before running it: every publishable package must be listed.
+const listed = Object.keys(readJson(join(here, 'package.json')).devDependencies ?? {});
+const unlisted = publishable.map((p) => p.manifest.name).filter((n) => !listed.includes(n));
+if (unlisted.length > 0) {
+  console.error(`packages-check: add ${unlisted.map((n) => `"${n}": "workspace:^"`).join(', ')} to the devDependencies of ${relative(root, join(here, 'package.json'))}, so that turbo builds them before this check`);
+  process.exit(1);
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'core-packages-check-'));
+if (!relative(root, scratch).startsWith('..')) throw new Error(`the scratch directory ${scratch} is inside the workspace`);
+const tarballDir = join(scratch, 'tarballs');
+const consumer = join(scratch, 'consumer');
+mkdirSync(tarballDir);
+mkdirSync(consumer);
+const started = performance.now();
+log(`packages-check: ${publishable.map((p) => p.manifest.name).join(', ')}`);
+log(`scratch directory: ${scratch}`);
+
+try {
+  // 1. pack --------------------------------------------------------------------------------------
+  log('\n1. pnpm pack');
+  const pnpm = pnpmCommand();
+  const tarballs = new Map();
+  await inPool(publishable, 2, (p) => check(`pack ${p.manifest.name}`, async () => {
+    const out = await run(pnpm.command, [...pnpm.args, 'pack', '--pack-destination', tarballDir], { cwd: join(root, p.dir) });
+    const file = out.trim().split('\n').map((l) => l.trim()).reverse().find((l) => l.endsWith('.tgz'));
+    if (!file || !existsSync(file)) throw new Error(`pnpm pack printed no tarball path:\n${out}`);
+    tarballs.set(p.manifest.name, file);
+    const packed = JSON.parse(await run('tar', ['-xzOf', file, 'package/package.json']));
+    const workspaceRanges = ['dependencies', 'peerDependencies', 'optionalDependencies']
+      .flatMap((field) => Object.entries(packed[field] ?? {}).map(([name, range]) => [field, name, range]))
+      .filter(([, , range]) => String(range).startsWith('workspace:'));
+    if (workspaceRanges.length > 0) throw new Error(`workspace: ranges left in the packed package.json: ${JSON.stringify(workspaceRanges)}`);
+    const internal = Object.entries(packed.dependencies ?? {}).filter(([name]) => name.startsWith('@core/'));
+    return `${(statSync(file).size / 1024).toFixed(0)} KiB${internal.length ? `, ${internal.map(([n, r]) => `${n}@${r}`).join(' ')}` : ''}`;
+  }));
+  const packedNames = publishable.map((p) => p.manifest.name).filter((n) => tarballs.has(n));
+
+  // 2. publint -----------------------------------------------------------------------------------
+  log('\n2. publint (strict: warnings are errors; suggestions fail too)');
+  for (const name of packedNames) {
+    await check(`publint ${name}`, async () => {
+      const bytes = readFileSync(tarballs.get(name));
+      const { messages, pkg } = await publint({
+        pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) },
+        level: 'suggestion',
+        strict: true,
+      });
+      if (messages.length > 0) {
+        throw new Error(messages.map((m) => `${m.type}: ${formatMessage(m, pkg, { color: false }) ?? m.code}`).join('\n'));
+      }
+      return 'no messages';
+    });
+  }
+
+  // 3. attw --------------------------------------------------------------------------------------
+  log('\n3. arethetypeswrong (node16 from CJS and from ESM, bundler)');
+  const attwRuns = packedNames.flatMap((name) => {
+    const esmOnly = ESM_ONLY_ENTRIES[name] ?? [];
+    const runs = [{ name, label: name, args: ['--profile', 'node16', ...(esmOnly.length ? ['--exclude-entrypoints', ...esmOnly] : [])] }];
+    if (esmOnly.length) runs.push({ name, label: `${name} ${esmOnly.join(' ')} (ESM-only)`, args: ['--profile', 'esm-only', '--entrypoints', ...esmOnly] });
+    return runs;
+  });
+  await inPool(attwRuns, 2, (r) => check(`attw ${r.label}`, async () => {
+    // attw exits non-zero on a problem the profile does not ignore, but with 0 on a package without types.
+    const out = await run(bin('attw'), [tarballs.get(r.name), ...r.args, '--format', 'ascii', '--no-emoji', '--no-color'], { env: cleanEnv() });
+    if (/does not contain types/.test(out) || !/node16 \(from ESM\)/.test(out)) throw new Error(out);
+    const ignored = /\(ignoring resolutions: ([^)]*)\)/.exec(out)?.[1];
+    return /No problems found/.test(out) ? 'no problems' : `no problems (ignoring ${ignored})`;
+  }));
+
+  // 4. install into a scratch project ------------------------------------------------------------
+  log('\n4. scratch project: npm install of the tarballs, tsc, node (import and require)');
+  const env = cleanEnv();
+  writeFileSync(join(consumer, 'package.json'), `${JSON.stringify({ name: 'core-packages-consumer', private: true, version: '0.0.0' }, null, 2)}\n`);
+  for (const f of ['program.mjs', 'program.cjs']) cpSync(join(here, 'fixtures', f), join(consumer, f));
+  writeFileSync(join(consumer, 'tsconfig.json'), `${JSON.stringify({
+    compilerOptions: {
+      // esnext.disposable: Tensor implements Disposable (`using t = …`), so its types need TypeScript >= 5.2 with that lib.
+      allowJs: true, checkJs: true, noEmit: true, strict: true, target: 'es2022', lib: ['es2022', 'esnext.disposable', 'dom'],
+      module: 'node16', moduleResolution: 'node16', types: [], skipLibCheck: false,
+    },
+    files: ['program.mjs', 'program.cjs'],
+  }, null, 2)}\n`);
+  // The program imports every package: with --only, a partial set cannot run it.
+  const installed = only ? (log('  skipped (--only)'), false) : await check('npm install (all tarballs together)', async () => {
+    const files = packedNames.map((n) => tarballs.get(n));
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel', 'error', ...files], { cwd: consumer, env });
+    const present = packedNames.filter((n) => existsSync(join(consumer, 'node_modules', n, 'package.json')));
+    if (present.length !== packedNames.length) throw new Error(`installed ${present.join(', ')} of ${packedNames.join(', ')}`);
+    const nested = packedNames.filter((n) => existsSync(join(consumer, 'node_modules', ...n.split('/'), 'node_modules')));
+    if (nested.length > 0) throw new Error(`npm installed second copies under ${nested.join(', ')}: a tarball's @core/* range does not match the packed versions`);
+    return `${present.length} packages in node_modules, one copy each`;
+  });
+  if (installed) {
+    await check('tsc: the program type-checks against the packed types (node16, .d.ts for import, .d.cts for require)', async () => {
+      await run(process.execPath, [join(here, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: consumer, env });
+    });
+    await check('node program.mjs (import)', async () => (await run(process.execPath, ['program.mjs'], { cwd: consumer, env })).trim());
+    await check('node program.cjs (require)', async () => (await run(process.execPath, ['program.cjs'], { cwd: consumer, env })).trim());
+
+    // 5. browser ---------------------------------------------------------------------------------
+    log('\n5. browser: esbuild bundle with platform browser, then run it');
+    await check('esbuild --platform=browser program.mjs, then node runs the bundle', async () => {
+      const outfile = join(consumer, 'browser-bundle.mjs');
+      const result = await build({
+        absWorkingDir: consumer,
+        entryPoints: [join(consumer, 'program.mjs')],
+        bundle: true, platform: 'browser', format: 'esm', target: 'es2022', outfile, metafile: true, logLevel: 'silent',
+      });
+      const fromPackages = Object.keys(result.metafile.inputs).filter((f) => f.includes('node_modules/@core/'));
+      const cjs = fromPackages.filter((f) => f.endsWith('.cjs'));
+      if (cjs.length > 0) throw new Error(`the browser bundle took CommonJS builds: ${cjs.join(', ')}`);
+      return (await run(process.execPath, [outfile], { cwd: consumer, env })).trim().replace('(import)', '(browser bundle)');
+    });
+    const browserEntries = packedNames.flatMap((name) => {
+      const exports = readJson(join(consumer, 'node_modules', name, 'package.json')).exports ?? {};
+      return Object.keys(exports)
+        .filter((k) => k === '.' || (!k.includes('*') && !k.endsWith('.json') && !(ESM_ONLY_ENTRIES[name] ?? []).includes(k)))
+        .map((k) => (k === '.' ? name : `${name}/${k.slice(2)}`));
+    });
+    await check(`esbuild --platform=browser resolves every entry point (${browserEntries.length})`, async () => {
+      const entry = browserEntries.map((e, i) => `export * as e${i} from '${e}';`).join('\n');
+      await build({
+        absWorkingDir: consumer, stdin: { contents: entry, resolveDir: consumer, loader: 'js' },
+        bundle: true, platform: 'browser', format: 'esm', target: 'es2022', write: false, logLevel: 'silent',
+      });
+      return browserEntries.join(', ');
+    });
+  }
+
+  // 6. changesets dry run ------------------------------------------------------------------------
+  log('\n6. changesets release dry run (on a scratch copy of the manifests)');
+  const release = join(scratch, 'release');
+  await check('changeset status, then changeset version', async () => {
+    mkdirSync(release);
+    for (const f of ['package.json', 'pnpm-workspace.yaml']) cpSync(join(root, f), join(release, f));
+    cpSync(join(root, '.changeset'), join(release, '.changeset'), { recursive: true });
+    const dirs = workspaceDirs();
+    for (const dir of dirs) {
+      mkdirSync(join(release, dir), { recursive: true });
+      for (const f of ['package.json', 'CHANGELOG.md']) {
+        if (existsSync(join(root, dir, f))) cpSync(join(root, dir, f), join(release, dir, f));
+      }
+    }
+    // The changelog generator named in .changeset/config.json is resolved from here.
+    symlinkSync(join(root, 'node_modules'), join(release, 'node_modules'), 'dir');
+    const git = (...args) => run('git', ['-c', 'user.name=packages-check', '-c', 'user.email=packages-check@localhost', '-c', 'commit.gpgsign=false', ...args], { cwd: release, env });
+    await git('init', '-q', '-b', 'main');
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'snapshot');
+    const changeset = (...args) => run(process.execPath, [join(here, 'node_modules', '@changesets', 'cli', 'bin.js'), ...args], { cwd: release, env });
+    await changeset('status', '--output=release-plan.json');
+    const plan = readJson(join(release, 'release-plan.json'));
+    if (plan.changesets.length === 0) throw new Error('no changesets: nothing to release');
+    const manifests = new Map(dirs.map((dir) => [readJson(join(root, dir, 'package.json')).name, dir]));
+    for (const r of plan.releases.filter((x) => x.type !== 'none')) {
+      const dir = manifests.get(r.name);
+      if (!dir) throw new Error(`the release plan names ${r.name}, which is no workspace package`);
+      if (readJson(join(root, dir, 'package.json')).private === true) throw new Error(`the release plan would release the private package ${r.name}`);
+    }
+    await changeset('version');
+    const problems = [];
+    for (const r of plan.releases.filter((x) => x.type !== 'none')) {
+      const dir = manifests.get(r.name);
+      const version = readJson(join(release, dir, 'package.json')).version;
+      if (version !== r.newVersion) problems.push(`${r.name}: version ${version}, planned ${r.newVersion}`);
+      const changelog = existsSync(join(release, dir, 'CHANGELOG.md')) ? readFileSync(join(release, dir, 'CHANGELOG.md'), 'utf8') : '';
+      if (!changelog.includes(`## ${r.newVersion}`)) problems.push(`${r.name}: CHANGELOG.md has no "## ${r.newVersion}" section`);
+    }
+    const left = readdirSync(join(release, '.changeset')).filter((f) => f.endsWith('.md') && f !== 'README.md');
+    if (left.length > 0) problems.push(`changesets not consumed: ${left.join(', ')}`);
+    for (const [name, dir] of manifests) {
+      const before = readJson(join(root, dir, 'package.json'));
+      if (before.private === true && readJson(join(release, dir, 'package.json')).version !== before.version) problems.push(`private package ${name} was versioned`);
+    }
+    if (problems.length > 0) throw new Error(problems.join('\n'));
+    return `${plan.changesets.length} changesets → ${plan.releases.filter((r) => r.type !== 'none').map((r) => `${r.name} ${r.oldVersion} → ${r.newVersion}`).join(', ')}`;
+  });
+} finally {
+  if (keep) log(`\nkept ${scratch}`);
+  else rmSync(scratch, { recursive: true, force: true });
+}
+
+const passed = results.filter((r) => r.ok).length;
+log(`\npackages-check: ${((performance.now() - started) / 1000).toFixed(1)}s`);
+log(`${passed} passed, ${results.length - passed} failed`);
+process.exitCode = failed ? 1 : 0;
