@@ -1,0 +1,19 @@
+// Shared by the tests: the configuration under test (set by test/run.mjs) and a started backend,
+// failing loudly, with the install hint, when WebGPU has no adapter.
+import { createWebGPUBackend, NODE_INSTALL_HINT, type WebGPUBackend, type WebGPUBackendOptions } from '../src/index.js';
+
+export type Config = 'lavapipe' | 'swiftshader';
+
+/** The software-Vulkan configuration these tests run in (test/run.mjs sets it with VK_ICD_FILENAMES). */
+export const CONFIG: Config | undefined = process.env.WEBGPU_TEST_CONFIG as Config | undefined;
+
+export async function startBackend(options: WebGPUBackendOptions = {}): Promise<WebGPUBackend> {
+  try {
+    return await createWebGPUBackend(options);
+  } catch (e) {
+    throw new Error(
+      `WebGPU is required by these tests but did not start: ${(e as Error).message}\n` +
+        `  (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? 'unset'}; run them with \`pnpm --filter @core/backend-webgpu test\`, which sets it; ${NODE_INSTALL_HINT})`,
+    );
+  }
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// The package's tests, once per software-Vulkan configuration (the ICD is chosen before Dawn
+// loads, so each configuration is its own vitest run):
+//   lavapipe     Mesa's CPU Vulkan driver: has shader-f16, so float16 is stored as array<f16>
+//   swiftshader  Chromium's CPU Vulkan driver: no shader-f16, so float16 is packed two per u32
+//   chromium     headless Chromium, WebGPU through navigator.gpu (test/browser.test.ts only)
+// A missing driver is a failure with the install hint, never a skip.
+// Usage: node test/run.mjs [lavapipe|swiftshader ...] [-- vitest args]
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const vitestBin = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
+
+function lavapipeIcd() {
+  const dir = '/usr/share/vulkan/icd.d';
+  const found = existsSync(dir) ? readdirSync(dir).filter((f) => /^lvp_icd.*\.json$/.test(f)) : [];
+  return found.length > 0 ? join(dir, found[0]) : null;
+}
+
+const CONFIGS = {
+  lavapipe: {
+    files: [],
+    exclude: ['test/browser.test.ts'],
+    icd: lavapipeIcd,
+    hint: 'install lavapipe from Debian bookworm-backports: `scripts/install-webgpu-deps.sh` (as root) in the repository root',
+  },
+  swiftshader: {
+    files: [],
+    exclude: ['test/browser.test.ts'],
+    icd: () => (existsSync('/usr/lib/chromium/vk_swiftshader_icd.json') ? '/usr/lib/chromium/vk_swiftshader_icd.json' : null),
+    hint: "install Debian's chromium package (`apt-get install -y chromium`), which ships SwiftShader's Vulkan ICD",
+  },
+  chromium: {
+    files: ['test/browser.test.ts'],
+    exclude: [],
+    icd: () => (existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium') ? '' : null),
+    hint: "install Debian's chromium package (`apt-get install -y chromium`)",
+  },
+};
+
+const argv = process.argv.slice(2);
+const dash = argv.indexOf('--');
+const names = (dash >= 0 ? argv.slice(0, dash) : argv).filter((a) => a in CONFIGS);
+const vitestArgs = dash >= 0 ? argv.slice(dash + 1) : [];
+const selected = names.length > 0 ? names : Object.keys(CONFIGS);
+
+let failed = 0;
+for (const name of selected) {
+  const { icd, hint, files, exclude } = CONFIGS[name];
+  const path = icd();
+  if (path === null) {
+    console.error(`\n[backend-webgpu] ${name}: not installed here, so this configuration has no WebGPU adapter: ${hint}`);
+    failed++;
+    continue;
+  }
+  console.log(`\n[backend-webgpu] ${name}${path ? `: VK_ICD_FILENAMES=${path}` : ''}`);
+  const started = Date.now();
+  const args = vitestArgs.length > 0 ? vitestArgs : [...files, ...exclude.map((e) => `--exclude=${e}`)];
+  const env = { ...process.env, WEBGPU_TEST_CONFIG: name, NODEVICE_SELECT: '1' };
+  if (path) env.VK_ICD_FILENAMES = path;
+  const r = spawnSync(process.execPath, [vitestBin, 'run', ...args], {
+    cwd: root,
+    stdio: 'inherit',
+    env,
+  });
+  console.log(`[backend-webgpu] ${name}: ${r.status === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (r.status !== 0) failed++;
+}
+process.exit(failed === 0 ? 0 : 1);
