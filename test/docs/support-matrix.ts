@@ -24,8 +24,8 @@ const INFO: Record<string, BackendInfo> = {
 
 /** Backends that are planned but not in this repository yet: listed, with no results. */
 const PLANNED = [
-  { name: 'webgpu', package: '`@core/backend-webgpu`' },
-  { name: 'cuda', package: '`@core/backend-cuda`' },
+  { name: 'webgpu', package: '`@core/backend-webgpu`', status: 'in this repository, not yet on npm: see [its conformance report](../conformance/webgpu.md)' },
+  { name: 'cuda', package: '`@core/backend-cuda`', status: '**not yet released**' },
 ];
 
 const DTYPES = ['float32', 'float16', 'bfloat16', 'float64', 'int32', 'bool'] as const;
@@ -105,7 +105,7 @@ export function renderSupportMatrix(reports: readonly Report[]): string {
       `${counts(r)}${r.ok ? '' : ' — **NOT OK**'}`,
     ];
   });
-  for (const p of PLANNED) rows.push([`\`${p.name}\``, p.package, '**not yet released**', '', '', '', '', '', '', '']);
+  for (const p of PLANNED) rows.push([`\`${p.name}\``, p.package, p.status, '', '', '', '', '', '', '']);
   out.push(table(['device type', 'package', 'status', 'devices', 'computes', 'stores only', 'sync reads', 'pinned memory', 'fused kernels', 'conformance (pass/cases)'], rows), '');
   out.push(
     'Skipped cases are ruled out by what a backend declares (a dtype it does not compute or store, fused kernels it does not have,',

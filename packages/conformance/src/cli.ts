@@ -5,6 +5,7 @@
 // <module> is imported for its side effect (it registers its backend, like '@core/backend-cpu'),
 // or exports a Backend / BackendFactory / function returning one as its default export.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -59,9 +60,26 @@ async function importModule(spec: string): Promise<Record<string, unknown>> {
     return await import(spec);
   } catch (e) {
     if ((e as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw e;
-    const fromCwd = createRequire(join(process.cwd(), 'package.json')).resolve(spec);
-    return import(pathToFileURL(fromCwd).href);
+    return import(pathToFileURL(resolveEsmFromCwd(spec)).href);
   }
+}
+
+/**
+ * A package's ESM entry as seen from the working directory. require.resolve would pick the CJS
+ * build, which loads the CJS copy of @core/tensor next to the ESM one this CLI uses: two cores.
+ */
+function resolveEsmFromCwd(spec: string): string {
+  const require = createRequire(join(process.cwd(), 'package.json'));
+  try {
+    const manifestPath = require.resolve(`${spec}/package.json`);
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { exports?: { '.'?: { import?: string | { default?: string } } }; module?: string };
+    const entry = manifest.exports?.['.']?.import;
+    const file = typeof entry === 'string' ? entry : entry?.default ?? manifest.module;
+    if (file) return join(dirname(manifestPath), file);
+  } catch {
+    // No readable manifest (a plain module path): fall back to Node's own resolution.
+  }
+  return require.resolve(spec);
 }
 
 function loaderFor(spec: string): BackendLoader {

@@ -244,12 +244,13 @@ function widest(args: readonly unknown[], deviceType: string, regionDtype: DType
   return result;
 }
 
-function deviceTypeOf(args: readonly unknown[]): string | undefined {
-  let found: string | undefined;
+function activeDeviceType(args: readonly unknown[]): string | undefined {
+  const types: string[] = [];
   eachTensor(args, (t) => {
-    if (found === undefined && t.device.type !== 'cpu') found = t.device.type;
+    if (!types.includes(t.device.type)) types.push(t.device.type);
   });
-  return found;
+  types.sort((a, b) => Number(a === 'cpu') - Number(b === 'cpu'));
+  return types.find((type) => states.get(type)?.enabled && policies.has(type));
 }
 
 function firstTensor(args: readonly unknown[]): Tensor | undefined {
@@ -272,11 +273,12 @@ export function autocastOp<A extends readonly unknown[], R>(op: string, args: A,
   if (nesting === 0 || insideListedOp > 0) return run(...args);
   const first = firstTensor(args);
   if (!first) return run(...args);
-  // Like dispatch, the op belongs to the first non-CPU device among its tensors (a CPU scalar rides along).
-  const deviceType = deviceTypeOf(args) ?? first.device.type;
-  const state = states.get(deviceType);
-  const table = policies.get(deviceType);
-  if (!state?.enabled || !table) return run(...args);
+  // Like PyTorch's dispatch keys: of the device types among the tensors with an enabled region,
+  // accelerators come first and cpu last (a CPU scalar next to a GPU tensor does not decide).
+  const deviceType = activeDeviceType(args);
+  if (deviceType === undefined) return run(...args);
+  const state = states.get(deviceType)!;
+  const table = policies.get(deviceType)!;
   const banned = table.banned[op];
   if (banned !== undefined) throw new TensorError(banned);
   let target: DType | null = null;
