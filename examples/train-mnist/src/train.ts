@@ -1,11 +1,12 @@
 // The seed's training loop, written the way a PyTorch user writes it: pick the device once, move
 // the model once, move each batch right before the forward pass.
 import '@core/backend-cpu';
+import '@core/backend-webgpu'; // registers 'webgpu' when an adapter is found (else it reports why not)
 import { DataLoader, TensorDataset } from '@core/data';
 import { F } from '@core/nn';
 import { AdamW } from '@core/optim';
 import {
-  ampConfig, autocast, availableDevices, bestDevice, BackendUnavailableError, device as parseDevice, Generator, GradScaler,
+  ampConfig, autocast, availableDevices, getBackend, bestDevice, BackendUnavailableError, device as parseDevice, Generator, GradScaler,
   manualSeed, memoryStats, noGrad, StabilityGuard, type AmpMode, type AutocastOptions, type Device, type GradScalerStateDict, type Tensor,
 } from '@core/tensor';
 import { loadCheckpoint, saveCheckpoint } from './checkpoint.js';
@@ -104,7 +105,8 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data: M
   const optimizer = new AdamW(model.parameters(), { lr: config.lr });
   const loaderGenerator = new Generator(config.seed);
   const loader = new DataLoader(new TensorDataset(data.trainImages, data.trainLabels), {
-    batchSize: config.batchSize, shuffle: true, generator: loaderGenerator, pinMemory: dev.type !== 'cpu',
+    // Pinned batches only help a device that reads page-locked memory faster (PIN-3).
+    batchSize: config.batchSize, shuffle: true, generator: loaderGenerator, pinMemory: getBackend(dev.type).capabilities.pinnedMemory,
   });
 
   // --amp: autocast + GradScaler behind one flag, watched by the guard (fp16 → bf16 → fp32).

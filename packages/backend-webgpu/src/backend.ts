@@ -54,6 +54,9 @@ export async function createWebGPUBackend(options: WebGPUBackendOptions = {}): P
   return makeBackend(acquired.device, acquired.shaderF16, `${acquired.description} via ${acquired.source}`);
 }
 
+/** Adapters that are software Vulkan/D3D implementations running on the CPU. */
+const SOFTWARE_ADAPTER = /llvmpipe|lavapipe|swiftshader|microsoft basic render/i;
+
 function makeBackend(device: GPUDevice, shaderF16: boolean, adapterInfo: string): WebGPUBackend {
   const rt = new Runtime(device);
   const env: ShaderEnv = { f16Native: shaderF16 };
@@ -64,7 +67,8 @@ function makeBackend(device: GPUDevice, shaderF16: boolean, adapterInfo: string)
     dtypes: Object.fromEntries(DTYPES.map((d) => [d, FULL])),
     syncRead: false,
     maxBufferBytes,
-    features: shaderF16 ? ['shader-f16'] : ['float16-packed'],
+    // A software rasteriser (lavapipe, SwiftShader) runs on the CPU: bestDevice() then prefers the cpu backend.
+    features: [shaderF16 ? 'shader-f16' : 'float16-packed', ...(SOFTWARE_ADAPTER.test(adapterInfo) ? ['software-adapter'] : [])],
     strictNumerics: true,
     pinnedMemory: false,
   };

@@ -1,4 +1,4 @@
-import { availableDevices } from '../backend/registry.js';
+import { availableDevices, getBackend } from '../backend/registry.js';
 import { cpu, device, type Device, type DeviceLike } from './device.js';
 
 let defaultDevice: Device = cpu;
@@ -13,9 +13,16 @@ export function setDefaultDevice(d: DeviceLike): void {
   defaultDevice = device(d);
 }
 
-/** The available device with the highest registered priority: by convention cuda > webgpu > cpu. */
+/**
+ * The available device with the highest registered priority: by convention cuda > webgpu > cpu.
+ * A backend declaring the feature 'software-adapter' (a GPU API emulated on the CPU, such as
+ * lavapipe or SwiftShader) ranks below every hardware device, cpu included: it is slower there.
+ */
 export async function bestDevice(): Promise<Device> {
-  const ready = (await availableDevices()).filter((d) => d.available).sort((a, b) => b.priority - a.priority);
+  const software = (type: string) => getBackend(type).capabilities.features.includes('software-adapter');
+  const ready = (await availableDevices())
+    .filter((d) => d.available)
+    .sort((a, b) => Number(software(a.type)) - Number(software(b.type)) || b.priority - a.priority);
   const best = ready[0];
   if (!best) return cpu;
   return best.type === 'cpu' ? cpu : device(best.type, 0);
