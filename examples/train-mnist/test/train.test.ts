@@ -73,6 +73,6 @@ describe('the training loop', () => {
   });
 
   it('explains an unavailable --device', async () => {
-    await expect(train({ ...small, device: 'webgpu' }, {}, data)).rejects.toThrow(/--device webgpu: webgpu is unavailable \(no backend registered/);
+    await expect(train({ ...small, device: 'cuda' }, {}, data)).rejects.toThrow(/--device cuda: cuda is unavailable \(no backend registered/);
   });
 });
