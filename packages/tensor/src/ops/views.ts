@@ -4,8 +4,6 @@ import { allocate, backendOf, ref } from '../dispatch/run.js';
 import { Tensor } from '../tensor/tensor.js';
 import { broadcastStrides, checkShape, inferShape, normalizeDim, numelOf, viewStrides } from '../tensor/shape.js';
 import { noGrad } from '../autograd/grad-mode.js';
-import { int32 } from '../dtype/dtype.js';
-import { scatterAdd } from './indexing.js';
 import { record } from '../autograd/engine.js';
 import type { BackwardFn } from '../autograd/node.js';
 
@@ -192,16 +190,61 @@ export function asStrided(x: Tensor, size: readonly number[], stride: readonly n
   if (numelOf(shape) > 0 && last >= x.numel()) {
     throw new ShapeError(`asStrided: size [${shape}] with stride [${stride}] and offset ${offset} reaches element ${last}, but the input has ${x.numel()}`, 'asStrided');
   }
-  return make(x, shape, stride, x._offset + offset, 'AsStridedBackward', (g) => {
-    // Where each viewed element came from, as flat indices into x; repeats accumulate.
-    const n = x.numel();
-    const positions = allocate([n], int32, g.device);
-    backendOf(g.device).write(positions._storage.handle, Int32Array.from({ length: n }, (_, i) => i), 0);
-    const index = contiguousCopy(Tensor._internal(positions._storage, shape, stride, offset)).reshape([-1]);
-    const flat = allocate([n], g.dtype, g.device);
-    if (n > 0) backendOf(g.device).kernels.fill(ref(flat), 0);
-    return [scatterAdd(flat, 0, index, g.reshape([-1])).reshape(x.shape)];
-  });
+  return make(x, shape, stride, x._offset + offset, 'AsStridedBackward', (g) => [stridedSum(g, x.shape, x.numel(), shape, stride, offset)]);
+}
+
+/** Whether distinct indices of (shape, strides) always land on distinct elements (a sufficient test). */
+function nonOverlapping(shape: readonly number[], strides: readonly number[]): boolean {
+  const dims = shape.map((s, i) => [s, strides[i]!] as const).filter(([s]) => s > 1).sort((a, b) => a[1] - b[1]);
+  let reach = 0; // the largest offset the dims so far can reach
+  for (const [size, st] of dims) {
+    if (st <= reach) return false;
+    reach += (size - 1) * st;
+  }
+  return true;
+}
+
+/**
+ * asStrided's gradient: the sum, into x's layout, of g at every place the view read. The view is
+ * split into a few loop dims (the window offsets of an unfold) and a non-overlapping rest, which
+ * is accumulated with one strided add per loop index: no scatter, so it is fast on GPUs too.
+ */
+function stridedSum(g: Tensor, xShape: readonly number[], n: number, shape: readonly number[], stride: readonly number[], offset: number): Tensor {
+  const kernels = backendOf(g.device).kernels;
+  const gx = allocate(xShape, g.dtype, g.device);
+  if (n === 0) return gx;
+  kernels.fill(ref(gx), 0);
+  if (numelOf(shape) === 0) return gx;
+  // Loop over the smallest dims until what remains cannot hit an element twice.
+  const loop: number[] = [];
+  const rest = shape.map((_, i) => i);
+  const bySize = rest.slice().sort((a, b) => shape[a]! - shape[b]!);
+  while (!nonOverlapping(rest.map((d) => shape[d]!), rest.map((d) => stride[d]!))) {
+    const d = bySize.shift()!;
+    loop.push(d);
+    rest.splice(rest.indexOf(d), 1);
+  }
+  const restShape = rest.map((d) => shape[d]!);
+  const index = new Array<number>(loop.length).fill(0);
+  const combos = loop.reduce((c, d) => c * shape[d]!, 1);
+  for (let k = 0; k < combos; k++) {
+    let gOffset = g._offset;
+    let xOffset = offset;
+    loop.forEach((d, j) => {
+      gOffset += index[j]! * g._strides[d]!;
+      xOffset += index[j]! * stride[d]!;
+    });
+    const gPart = Tensor._internal(g._storage, restShape, rest.map((d) => g._strides[d]!), gOffset);
+    const target = Tensor._internal(gx._storage, restShape, rest.map((d) => stride[d]!), xOffset);
+    const sum = allocate(restShape, g.dtype, g.device);
+    kernels.binary('add', ref(target), ref(gPart), ref(sum));
+    kernels.copy(ref(sum), ref(target));
+    for (let j = loop.length - 1; j >= 0; j--) {
+      if (++index[j]! < shape[loop[j]!]!) break;
+      index[j] = 0;
+    }
+  }
+  return gx;
 }
 
 export function flatten(x: Tensor, startDim = 0, endDim = -1): Tensor {
