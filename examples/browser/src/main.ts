@@ -15,7 +15,8 @@ import {
 } from '@core/tensor';
 import { renderChart } from './chart';
 import { loadMnist, type MnistSplit } from './data';
-import { buildModel, type ModelKind } from './models';
+// The same two models as the Node demo (same layers, same seed → same weights).
+import { buildModel, type ModelKind } from '../../train-mnist/src/models';
 
 type State = 'idle' | 'loading' | 'running' | 'stopping' | 'done' | 'stopped' | 'error';
 
