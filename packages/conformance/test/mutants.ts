@@ -1,6 +1,7 @@
 // Deliberately broken CPU backends (wrapped kernel objects, never committed source changes) that
 // the suite must catch: the mutation check of issue 5.
 import { createCpuBackend, CpuFused, CpuKernels, CpuStorage } from '@core/backend-cpu';
+import type { AdamSpec, CrossEntropySpec } from '@core/tensor';
 import { float32BitsFromNumber, type Backend, type TensorRef } from './mutant-helpers.js';
 
 type Ref = TensorRef<CpuStorage>;
@@ -120,6 +121,8 @@ export function logSoftmaxEpsilon(): Backend<CpuStorage> {
  */
 export function maxMinSkipNaN(): Backend<CpuStorage> {
   return createCpuBackend({
+    // Without the fused unscale-and-check, whose own test does not reduce: the scaler decomposes.
+    fused: { softmax: CpuFused.softmax, logSoftmax: CpuFused.logSoftmax, crossEntropy: CpuFused.crossEntropy, adamw: CpuFused.adamw },
     kernels: {
       ...CpuKernels,
       reduce(op, x: Ref, axes, out: Ref, accumulate) {
@@ -136,4 +139,53 @@ export function maxMinSkipNaN(): Backend<CpuStorage> {
   });
 }
 
-export const MUTANTS = { castRoundHalfUp, stridedReadOffByOne, softmaxWithoutMax, logSoftmaxEpsilon, maxMinSkipNaN } as const;
+/** Mutant 6: the fused crossEntropy drops label smoothing (the plain −log p[t] per row). */
+export function crossEntropyIgnoresSmoothing(): Backend<CpuStorage> {
+  return createCpuBackend({
+    fused: {
+      ...CpuFused,
+      crossEntropy(x: Ref, target: Ref, spec: CrossEntropySpec, out: Ref) {
+        CpuFused.crossEntropy(x, target, { ...spec, labelSmoothing: 0 }, out);
+      },
+    },
+  });
+}
+
+/** Whether element i of a contiguous float ref is ±Inf (half types compared as bit patterns). */
+function isInfAt(r: Ref, i: number): boolean {
+  const raw = r.storage.data[r.offset + i]!;
+  if (r.dtype === 'float16') return (raw & 0x7fff) === 0x7c00;
+  if (r.dtype === 'bfloat16') return (raw & 0x7fff) === 0x7f80;
+  return raw === Infinity || raw === -Infinity;
+}
+
+/** Mutant 7: the fused unscale-and-check flags Inf but not NaN (an `abs(v) == inf` test). */
+export function unscaleMissesNaN(): Backend<CpuStorage> {
+  return createCpuBackend({
+    fused: {
+      ...CpuFused,
+      unscaleAndCheck(grads: readonly Ref[], foundInf: Ref, invScale: Ref) {
+        const before = foundInf.storage.data[foundInf.offset]!;
+        const sawInf = grads.some((g) => Array.from({ length: g.shape.reduce((a, b) => a * b, 1) }, (_, i) => isInfAt(g, i)).some(Boolean));
+        CpuFused.unscaleAndCheck(grads, foundInf, invScale);
+        if (!sawInf) foundInf.storage.data[foundInf.offset] = before;
+      },
+    },
+  });
+}
+
+/** Mutant 8 (subtle): the fused Adam update forgets the second moment's bias correction. */
+export function adamWithoutBiasCorrection2(): Backend<CpuStorage> {
+  return createCpuBackend({
+    fused: {
+      ...CpuFused,
+      adamw(param: Ref, grad: Ref, expAvg: Ref, expAvgSq: Ref, maxExpAvgSq: Ref | null, spec: AdamSpec) {
+        CpuFused.adamw(param, grad, expAvg, expAvgSq, maxExpAvgSq, { ...spec, biasCorrection2Sqrt: 1 });
+      },
+    },
+  });
+}
+
+export const MUTANTS = {
+  castRoundHalfUp, stridedReadOffByOne, softmaxWithoutMax, logSoftmaxEpsilon, maxMinSkipNaN, crossEntropyIgnoresSmoothing, unscaleMissesNaN, adamWithoutBiasCorrection2,
+} as const;

@@ -36,11 +36,37 @@ describe('the suite catches broken primitives', () => {
   it('max/min reductions that skip NaN: the GradScaler misses a NaN gradient and steps with it', async () => {
     const fails = await failures(MUTANTS.maxMinSkipNaN, /^gradscaler\//);
     const ids = fails.map((c) => c.id);
-    expect(ids).toContain('gradscaler/GS-6/float32/nan');
+    expect(ids).toContain('gradscaler/GS-6/float32/nan/decomposed');
     expect(ids).toContain('gradscaler/GS-7/skips-on-nan');
-    expect(fails.find((c) => c.id === 'gradscaler/GS-6/float32/nan')!.message).toContain('found_inf: 1 of 1 float32 values wrong (bit-exact); first at (0-dim): got 0, expected 1');
+    expect(fails.find((c) => c.id === 'gradscaler/GS-6/float32/nan/decomposed')!.message).toContain('found_inf: 1 of 1 float32 values wrong (bit-exact); first at (0-dim): got 0, expected 1');
     expect(fails.find((c) => c.id === 'gradscaler/GS-7/skips-on-nan')!.message).toContain('a skipped step() returns: got stepped, expected undefined');
     expect(ids.every((id) => /nan/.test(id))).toBe(true); // Inf is still caught
+  });
+  it('a fused crossEntropy that drops label smoothing', async () => {
+    const fails = await failures(MUTANTS.crossEntropyIgnoresSmoothing, /crossEntropy/);
+    const ids = fails.map((c) => c.id);
+    expect(ids).toContain('composites/crossEntropy/float32/label-smoothing-0.1-mean/fused');
+    expect(ids).toContain('composites/crossEntropy/float64/strided-logits-sum/fused'); // ε = 0.1 there too
+    expect(ids).toContain('composites/crossEntropy/float16/label-smoothing-ignored-none/fused');
+    expect(ids.every((id) => id.endsWith('/fused'))).toBe(true);
+    expect(ids.some((id) => id.includes('/mean-4x5/'))).toBe(false); // no smoothing, no failure
+  });
+  it('a fused unscale-and-check that misses NaN', async () => {
+    const fails = await failures(MUTANTS.unscaleMissesNaN, /^gradscaler\//);
+    const ids = fails.map((c) => c.id);
+    expect(ids).toContain('gradscaler/GS-6/float32/nan/fused');
+    expect(ids).toContain('gradscaler/GS-6/bfloat16/nan/fused');
+    expect(ids).toContain('gradscaler/GS-7/skips-on-nan');
+    expect(fails.find((c) => c.id === 'gradscaler/GS-6/float32/nan/fused')!.message).toContain('found_inf: 1 of 1 float32 values wrong (bit-exact); first at (0-dim): got 0, expected 1');
+    expect(ids.some((id) => id.endsWith('/decomposed'))).toBe(false);
+  });
+  it('a fused Adam update without the second bias correction', async () => {
+    const fails = await failures(MUTANTS.adamWithoutBiasCorrection2, /^optimizers\//);
+    const ids = fails.map((c) => c.id);
+    expect(ids).toContain('optimizers/steps/adam/float32/fused');
+    expect(ids).toContain('optimizers/steps/adamw/bfloat16/fused');
+    expect(ids).toContain('optimizers/OPT-9/adamw/float32'); // PyTorch's worked values (fused by default)
+    expect(ids.some((id) => id.endsWith('/decomposed'))).toBe(false);
   });
   it('a fused logSoftmax with a "safe log" epsilon', async () => {
     const fails = await failures(MUTANTS.logSoftmaxEpsilon, /logSoftmax|training/);

@@ -1,6 +1,6 @@
 // Adam (OPT-7, OPT-8) and AdamW (OPT-9): one update, with weight decay either added to the
 // gradient (Adam) or applied to the parameter before the moments (AdamW, decoupled).
-import { type Tensor, zerosLike } from '@core/tensor';
+import { fusedAdamStep, type Tensor, zerosLike } from '@core/tensor';
 import { nonNegative, unitInterval } from './checks.js';
 import { Optimizer, type ParamWithGrad } from './optimizer.js';
 import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
@@ -68,6 +68,13 @@ export class Adam extends Optimizer<AdamOptions, AdamState> {
     for (const { param, grad } of items) {
       const s = this.stateOf(param, amsgrad);
       s.step += 1;
+      const spec = {
+        step: s.step, lr, beta1, beta2, eps, weightDecay, decoupled: this.decoupledWeightDecay, maximize,
+        stepSize: lr / (1 - beta1 ** s.step), biasCorrection2Sqrt: Math.sqrt(1 - beta2 ** s.step),
+      };
+      // The backend's fused kernel when it has one (one pass, no temporaries), else the same update
+      // op by op below.
+      if (fusedAdamStep({ param, grad, expAvg: s.expAvg, expAvgSq: s.expAvgSq, maxExpAvgSq: amsgrad ? s.maxExpAvgSq : undefined }, spec)) continue;
       let g = up(grad);
       if (maximize) g = g.neg();
       if (weightDecay !== 0) {
@@ -83,8 +90,7 @@ export class Adam extends Optimizer<AdamOptions, AdamState> {
         vmax.copy_(up(vmax).maximum(up(v)));
         v = vmax;
       }
-      const stepSize = lr / (1 - beta1 ** s.step);
-      const bc2Sqrt = Math.sqrt(1 - beta2 ** s.step);
+      const { stepSize, biasCorrection2Sqrt: bc2Sqrt } = spec;
       // PyTorch: denom = (v.sqrt() / bc2Sqrt).add_(eps), three ops each rounded to v's dtype.
       const root = roundTo(up(v).sqrt(), v.dtype);
       const denom = roundTo(roundTo(root.div(bc2Sqrt), v.dtype).add(eps), v.dtype);

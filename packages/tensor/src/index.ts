@@ -38,6 +38,8 @@ export { Generator, manualSeed, defaultGenerator } from './random/generator.js';
 export { cat, stack, pad } from './ops/join.js';
 export { where } from './ops/elementwise.js';
 export { setFusedKernelsEnabled, fusedKernelsEnabled } from './ops/softmax.js';
+export { fusedCrossEntropy, type FusedCrossEntropyOptions } from './ops/cross-entropy.js';
+export { fusedAdamStep, type FusedAdamTensors } from './ops/adam.js';
 export type { ValuesIndices } from './ops/reduce.js';
 export { memoryStats } from './tensor/memory.js';
 export { noGrad, enableGrad, isGradEnabled, setGradEnabled } from './autograd/grad-mode.js';

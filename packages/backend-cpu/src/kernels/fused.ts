@@ -1,7 +1,8 @@
-// Fused softmax and logSoftmax along any dim, numerically stable (the row max is subtracted
+// Fused softmax, logSoftmax and crossEntropy, numerically stable (the row max is subtracted
 // before exp). Rows are computed in f64; float32 and half outputs are rounded to f32 first and
-// then (halves only) to the half format when stored, float64 keeps f64.
-import type { FusedKernels } from '@core/tensor';
+// then (halves only) to the half format when stored, float64 keeps f64. Also GradScaler's
+// unscale-and-check and the Adam/AdamW update, which repeat the decompositions' roundings exactly.
+import { roundToBFloat16, roundToFloat16, type AdamSpec, type CrossEntropySpec, type DTypeName, type FusedKernels } from '@core/tensor';
 import type { CpuStorage } from '../storage.js';
 import { checkDType, checkShape, numelOf, permuteRef, readValues, type Ref, scatterFrom } from './io.js';
 import { normalizeAxis } from './strided.js';
@@ -53,5 +54,141 @@ export function logSoftmax(x: Ref, dim: number, out: Ref): void {
   softmaxLike('logSoftmax', x, dim, out, true);
 }
 
-/** The CPU backend's fused kernels: one-pass, numerically stable softmax and logSoftmax. */
-export const CpuFused: FusedKernels<CpuStorage> = { softmax, logSoftmax };
+function checkFloating(what: string, ref: Ref): void {
+  if (ref.dtype !== 'float32' && ref.dtype !== 'float64' && ref.dtype !== 'float16' && ref.dtype !== 'bfloat16') {
+    throw new TypeError(`cpu ${what}: needs a floating dtype, got ${ref.dtype}`);
+  }
+}
+
+/** Per-row `lse − (1 − ε)·x[t] − (ε/C)·Σx`, 0 for ignored rows, NaN for a target outside [0, C). */
+export function crossEntropy(x: Ref, target: Ref, spec: CrossEntropySpec, out: Ref): void {
+  checkFloating('crossEntropy', x);
+  checkDType('crossEntropy', 'target', target, 'int32');
+  checkDType('crossEntropy', 'out', out, x.dtype);
+  if (x.shape.length !== 2) throw new TypeError(`cpu crossEntropy: needs logits [N, C], got [${x.shape.join(', ')}]`);
+  const [rows, classes] = x.shape as [number, number];
+  checkShape('crossEntropy', 'target', target, [rows]);
+  checkShape('crossEntropy', 'out', out, [rows]);
+  const values = readValues(x);
+  const targets = readValues(target);
+  const result = x.dtype === 'float64' ? new Float64Array(rows) : new Float32Array(rows);
+  const { ignoreIndex, labelSmoothing } = spec;
+  for (let r = 0; r < rows; r++) {
+    const t = targets[r]!;
+    if (t === ignoreIndex) continue; // result[r] stays 0
+    if (!(t >= 0 && t < classes)) {
+      result[r] = NaN;
+      continue;
+    }
+    const start = r * classes;
+    let max = -Infinity;
+    let total = 0;
+    for (let c = start; c < start + classes; c++) {
+      const v = values[c]!;
+      if (v > max || v !== v) max = v;
+      total += v;
+    }
+    // An infinite max would give Inf − Inf below; exp(x − max) with max = +Inf is NaN as PyTorch's.
+    let sum = 0;
+    for (let c = start; c < start + classes; c++) sum += Math.exp(values[c]! - max);
+    const lse = max + Math.log(sum);
+    const picked = values[start + t]!;
+    result[r] = labelSmoothing === 0 ? lse - picked : lse - (1 - labelSmoothing) * picked - (labelSmoothing / classes) * total;
+  }
+  scatterFrom(result, out);
+}
+
+/** Rounding into a stored dtype, from a value already computed in the dtype's compute precision. */
+function storeRounding(dtype: DTypeName): (v: number) => number {
+  switch (dtype) {
+    case 'float64': return (v) => v;
+    case 'float16': return roundToFloat16;
+    case 'bfloat16': return roundToBFloat16;
+    default: return Math.fround;
+  }
+}
+
+/** GS-6 in place: foundInf = 1 if any element is non-finite, then each element times invScale. */
+export function unscaleAndCheck(grads: readonly Ref[], foundInf: Ref, invScale: Ref): void {
+  checkDType('unscaleAndCheck', 'foundInf', foundInf, 'float32');
+  checkDType('unscaleAndCheck', 'invScale', invScale, 'float32');
+  const inv = invScale.storage.data[invScale.offset]!;
+  let found = false;
+  for (const g of grads) {
+    checkFloating('unscaleAndCheck', g);
+    const values = readValues(g);
+    const result = g.dtype === 'float64' ? new Float64Array(values.length) : new Float32Array(values.length);
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!;
+      if (!Number.isFinite(v)) found = true;
+      result[i] = v * inv; // f64 product, rounded once into f32 (or kept in f64) by the store
+    }
+    scatterFrom(result, g);
+  }
+  if (found) foundInf.storage.data[foundInf.offset] = 1;
+}
+
+/**
+ * One Adam/AdamW update per element, op for op as @core/optim's decomposition computes it: each op
+ * in f32 (f64 for float64) with its scalar rounded to that precision, the state stored in its
+ * dtype, and `g + wd·p`, `sqrt(v)` and the denominator rounded to the dtype as the decomposition
+ * does. So results are bit-identical to the unfused path.
+ */
+export function adamw(param: Ref, grad: Ref, expAvg: Ref, expAvgSq: Ref, maxExpAvgSq: Ref | null, spec: AdamSpec): void {
+  checkFloating('adamw', param);
+  const n = numelOf(param);
+  for (const [name, ref] of [['grad', grad], ['expAvg', expAvg], ['expAvgSq', expAvgSq], ['maxExpAvgSq', maxExpAvgSq]] as const) {
+    if (ref === null) continue;
+    checkDType('adamw', name, ref, param.dtype);
+    checkShape('adamw', name, ref, param.shape);
+  }
+  const c = param.dtype === 'float64' ? (v: number) => v : Math.fround; // one op's rounding
+  const store = storeRounding(param.dtype);
+  const { lr, beta1, beta2, eps, weightDecay, decoupled, maximize, stepSize, biasCorrection2Sqrt } = spec;
+  const decay = c(1 - lr * weightDecay);
+  const wd = c(weightDecay);
+  const w = 1 - beta1;
+  const lerpW = c(Math.abs(w) < 0.5 ? w : 1 - w);
+  const b2 = c(beta2);
+  const oneMinusB2 = c(1 - beta2);
+  const bc2 = c(biasCorrection2Sqrt);
+  const epsC = c(eps);
+  const negStep = c(-stepSize);
+  // Copies: readValues may alias the storage, and every array is written below.
+  const p = Float64Array.from(readValues(param));
+  const gs = readValues(grad);
+  const m = Float64Array.from(readValues(expAvg));
+  const v = Float64Array.from(readValues(expAvgSq));
+  const vmax = maxExpAvgSq ? Float64Array.from(readValues(maxExpAvgSq)) : null;
+  for (let i = 0; i < n; i++) {
+    let g = maximize ? -gs[i]! : gs[i]!;
+    let pi = p[i]!;
+    if (weightDecay !== 0) {
+      if (decoupled) pi = store(c(pi * decay));
+      else g = store(c(g + c(pi * wd)));
+    }
+    const diff = c(g - m[i]!);
+    const mi = store(Math.abs(w) < 0.5 ? c(m[i]! + c(diff * lerpW)) : c(g - c(diff * lerpW)));
+    const vScaled = store(c(v[i]! * b2));
+    let vi = store(c(vScaled + c(c(g * oneMinusB2) * g)));
+    m[i] = mi;
+    v[i] = vi;
+    if (vmax) {
+      vmax[i] = vi = store(Math.max(vmax[i]!, vi));
+    }
+    const root = store(c(Math.sqrt(vi)));
+    const denom = store(c(store(c(root / bc2)) + epsC));
+    p[i] = store(c(pi + c(c(mi * negStep) / denom)));
+  }
+  scatterFrom(toCompute(param.dtype, p), param);
+  scatterFrom(toCompute(param.dtype, m), expAvg);
+  scatterFrom(toCompute(param.dtype, v), expAvgSq);
+  if (vmax && maxExpAvgSq) scatterFrom(toCompute(param.dtype, vmax), maxExpAvgSq);
+}
+
+function toCompute(dtype: DTypeName, values: Float64Array): Float32Array | Float64Array {
+  return dtype === 'float64' ? values : Float32Array.from(values);
+}
+
+/** The CPU backend's fused kernels: softmax, logSoftmax, crossEntropy, unscale-and-check and Adam/AdamW. */
+export const CpuFused: FusedKernels<CpuStorage> = { softmax, logSoftmax, crossEntropy, unscaleAndCheck, adamw };

@@ -4,7 +4,7 @@
 import { DTypeError, int32, ShapeError, ValueError, where, type Tensor } from '@core/tensor';
 import { checkFloating, checkReduction, checkTensor, sameShape, shapeText, type Reduction } from '../internal/args.js';
 import { checkSameDevice } from '@core/tensor';
-import { autocastOp } from '@core/tensor';
+import { autocastOp, fusedCrossEntropy } from '@core/tensor';
 
 /** nllLoss's options (PyTorch's keyword arguments). */
 export interface NLLLossOptions {
@@ -142,6 +142,13 @@ function crossEntropyImpl(input: Tensor, target: Tensor, options: CrossEntropyOp
   }
   checkSameDevice('crossEntropy', [{ name: 'input', tensor: input }, { name: 'target', tensor: target }, { name: 'weight', tensor: weight }]);
   checkWeight(weight, classes, 'crossEntropy');
+  if (weight == null && target.dtype === int32) {
+    // The common case, through the backend's fused kernel when it has one (same semantics).
+    checkIndexTarget(input, target, classDim, 'crossEntropy');
+    checkClassRange(target, classes, ignoreIndex, 'crossEntropy');
+    const fused = fusedCrossEntropy(input, target, { ignoreIndex, labelSmoothing, reduction });
+    if (fused) return fused;
+  }
   const logp = input.logSoftmax(classDim);
   const classWeights = weight != null ? weight.to(logp.dtype).reshape(input.shape.map((s, i) => (i === classDim ? s : 1))) : null;
   if (target.dtype.isFloatingPoint && sameShape(target.shape, input.shape)) {

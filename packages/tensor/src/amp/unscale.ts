@@ -9,6 +9,8 @@ import { noGrad } from '../autograd/grad-mode.js';
 import { Tensor } from '../tensor/tensor.js';
 import { stack } from '../ops/join.js';
 import { withoutAutocast } from './autocast.js';
+import { backendOf, ref } from '../dispatch/run.js';
+import { fusedKernel } from '../ops/softmax.js';
 
 /** GradScaler's misuse errors: PyTorch raises AssertionError or RuntimeError for these. */
 export class AmpError extends TensorError {}
@@ -76,6 +78,7 @@ export function ampForeachNonFiniteCheckAndUnscale_(scaledGrads: readonly Tensor
       throw new DTypeError(`_amp_foreach_non_finite_check_and_unscale_ not implemented for '${g.dtype.name}'`, '_amp_foreach_non_finite_check_and_unscale_', g.dtype.name);
     }
   });
+  if (fusedUnscale(scaledGrads, foundInf, invScale)) return;
   withoutAutocast(() => noGrad(() => {
     // A grad is finite iff its max and min are: max/min propagate NaN, +Inf reaches the max and
     // -Inf the min. Two reductions per grad and no grad-sized temporary; then one finiteness test
@@ -100,6 +103,31 @@ export function ampForeachNonFiniteCheckAndUnscale_(scaledGrads: readonly Tensor
     }
     if (flags.length > 0) foundInf.copy_(flags.reduce((a, b) => a.maximum(b), foundInf));
   }));
+}
+
+/**
+ * GS-6 through the backend's fused `unscaleAndCheck` kernel, one call per dtype group, when it has
+ * one, fusion is enabled and every grad is contiguous; false (nothing touched) otherwise.
+ */
+function fusedUnscale(scaledGrads: readonly Tensor[], foundInf: Tensor, invScale: Tensor): boolean {
+  const backend = backendOf(foundInf.device);
+  const kernel = fusedKernel(backend, 'unscaleAndCheck');
+  if (!kernel) return false;
+  const groups = new Map<DType, Tensor[]>();
+  for (const g of scaledGrads) {
+    if (!g.isContiguous()) return false;
+    if (g.numel() === 0) continue;
+    const list = groups.get(g.dtype) ?? [];
+    list.push(g);
+    groups.set(g.dtype, list);
+  }
+  const flat = (t: Tensor) => ({ ...ref(t), shape: [t.numel()], strides: [1] });
+  for (const list of groups.values()) {
+    kernel(list.map(flat), flat(foundInf), flat(invScale));
+    for (const g of list) g._storage.bumpVersion();
+  }
+  if (groups.size > 0) foundInf._storage.bumpVersion();
+  return true;
 }
 
 /**

@@ -3,8 +3,12 @@
 // nothing else: views, broadcasting, promotion, the device rule, autograd and autocast live in core.
 import type { DTypeName, HostArray } from '../dtype/dtype.js';
 
-/** Semver of this contract. Core accepts a backend whose major version matches. */
-export const CONTRACT_VERSION = '1.0.0';
+/**
+ * Semver of this contract. Core accepts a backend whose major version matches: a minor bump only
+ * adds optional members (1.1.0: the crossEntropy, unscaleAndCheck and adamw fused kernels), so a
+ * backend built against 1.0.0 still registers.
+ */
+export const CONTRACT_VERSION = '1.1.0';
 
 /**
  * A strided view of a storage: element (i0, i1, …) lives at `offset + Σ ik·strides[k]` (in
@@ -134,7 +138,81 @@ export interface FusedKernels<S> {
   softmax(x: TensorRef<S>, dim: number, out: TensorRef<S>): void;
   /** Log-softmax of `x` along `dim` into `out` (same dtype and shape). */
   logSoftmax(x: TensorRef<S>, dim: number, out: TensorRef<S>): void;
+  /**
+   * Per-row cross entropy of logits `x` [N, C] (floating, possibly strided) against int32 class
+   * indices `target` [N], into `out` [N] of x's dtype:
+   * `out[i] = lse_i − (1 − ε)·x[i, t_i] − (ε/C)·Σ_c x[i, c]` with `lse_i = log Σ_c exp(x[i, c])`
+   * computed stably (row max subtracted), `ε = spec.labelSmoothing`; `out[i] = 0` where
+   * `t_i == spec.ignoreIndex`. Computed in at least f32 (f64 for float64), rounded once on store. A target
+   * outside [0, C) that is not ignoreIndex gives NaN (core reports it where it can read the target).
+   * Core reduces the rows ('mean' divides by the count of non-ignored targets) and keeps the
+   * gradient rule, so the kernel is forward only. Class weights are never passed: core decomposes.
+   */
+  crossEntropy(x: TensorRef<S>, target: TensorRef<S>, spec: CrossEntropySpec, out: TensorRef<S>): void;
+  /**
+   * GradScaler's `_amp_foreach_non_finite_check_and_unscale_` (GS-6), in place and with no host
+   * read: `foundInf` (float32, 1 element) becomes 1 if any element of any grad is Inf or NaN (it is
+   * never cleared), then every element becomes `v·invScale` (invScale: float32, 1 element). Grads
+   * are contiguous (offset may be non-zero), share one floating dtype; half types are multiplied in
+   * f32 and rounded once on store, float64 by the exactly widened invScale. The finiteness test
+   * reads the values before they are scaled.
+   */
+  unscaleAndCheck(grads: readonly TensorRef<S>[], foundInf: TensorRef<S>, invScale: TensorRef<S>): void;
+  /**
+   * One AdamW update of one parameter, in place (OPT-9), or Adam's (OPT-8) with `decoupled: false`. `param`, `grad`, `expAvg`,
+   * `expAvgSq` and `maxExpAvgSq` (present only with amsgrad) are contiguous, of one floating dtype
+   * and one numel. Per element, computed in f32 (f64 for float64), with the moments and the
+   * parameter rounded to their dtype on store (and, for half types, `g + wd·p`, `sqrt(v)` and the
+   * denominator rounded to it as the decomposition does):
+   * 1. `g = maximize ? −grad : grad`; if wd ≠ 0: decoupled ? `p = p·(1 − lr·wd)` : `g = g + wd·p`;
+   * 2. `m = lerp(m, g, 1 − β1)` (ATen's lerp); `v = v·β2 + g·(1 − β2)·g`;
+   * 3. amsgrad: `vmax = max(vmax, v)`, used as v below;
+   * 4. `p = p + (m·(−stepSize)) / (sqrt(v) / biasCorrection2Sqrt + eps)`.
+   */
+  adamw(
+    param: TensorRef<S>,
+    grad: TensorRef<S>,
+    expAvg: TensorRef<S>,
+    expAvgSq: TensorRef<S>,
+    maxExpAvgSq: TensorRef<S> | null,
+    spec: AdamSpec,
+  ): void;
 }
+
+/** crossEntropy's scalar arguments. */
+export interface CrossEntropySpec {
+  /** Targets equal to this contribute 0. */
+  readonly ignoreIndex: number;
+  /** ε in [0, 1]: the target distribution is (1 − ε)·one-hot + ε/C. */
+  readonly labelSmoothing: number;
+}
+
+/** One Adam/AdamW step's scalars; the bias corrections are computed on the host in f64. */
+export interface AdamSpec {
+  /** The step count after this update (1 on the first). */
+  readonly step: number;
+  /** Learning rate. */
+  readonly lr: number;
+  /** First moment decay. */
+  readonly beta1: number;
+  /** Second moment decay. */
+  readonly beta2: number;
+  /** Added to the denominator. */
+  readonly eps: number;
+  /** Weight decay (0: none). */
+  readonly weightDecay: number;
+  /** AdamW: decay the parameter (`p·(1 − lr·wd)`) instead of adding `wd·p` to the gradient. */
+  readonly decoupled: boolean;
+  /** Ascend the objective: the gradient is negated. */
+  readonly maximize: boolean;
+  /** `lr / (1 − β1^step)`. */
+  readonly stepSize: number;
+  /** `sqrt(1 − β2^step)`. */
+  readonly biasCorrection2Sqrt: number;
+}
+
+/** The names of the optional fused kernels. */
+export type FusedKernelName = keyof FusedKernels<unknown>;
 
 /** What a backend can do with one dtype. */
 export interface DTypeSupport {

@@ -1,6 +1,6 @@
 // softmax and logSoftmax: a fused kernel when the backend has one, else the decomposition
 // exp(x − max) / Σ exp(x − max), computed in f32 for half types and rounded once.
-import type { FusedKernels } from '../backend/contract.js';
+import type { Backend, FusedKernels } from '../backend/contract.js';
 import { float32, float64, type DType } from '../dtype/dtype.js';
 import { DTypeError } from '../errors/errors.js';
 import { allocate, backendOf, ref, requireCompute } from '../dispatch/run.js';
@@ -23,7 +23,13 @@ export function fusedKernelsEnabled(): boolean {
   return fusedEnabled;
 }
 
-function run(op: keyof FusedKernels<unknown>, x: Tensor, dim: number): Tensor {
+/** @internal The backend's fused kernel `name`, bound to it, when it has one and fusion is enabled. */
+export function fusedKernel<K extends keyof FusedKernels<unknown>>(backend: Backend<unknown>, name: K): FusedKernels<unknown>[K] | undefined {
+  const kernel = fusedEnabled ? backend.fused?.[name] : undefined;
+  return typeof kernel === 'function' ? (kernel.bind(backend.fused) as FusedKernels<unknown>[K]) : undefined;
+}
+
+function run(op: 'softmax' | 'logSoftmax', x: Tensor, dim: number): Tensor {
   if (!x.dtype.isFloatingPoint) {
     throw new DTypeError(`${op}(): expected a floating point tensor, got ${x.dtype.name}; use x.float().${op}(${dim})`, op, x.dtype.name);
   }
