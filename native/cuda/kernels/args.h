@@ -1,0 +1,90 @@
+// The kernels' launch arguments and op codes: plain structs passed by value into kernel parameter
+// space, shared by the kernels (nvcc and the host emulation) and by the addon that fills them.
+#pragma once
+#include <stdint.h>
+
+namespace ck {
+
+// dtype codes shared with src/addon.cpp and the TypeScript side (DTYPE_CODES in src/native.ts).
+enum DType : int { F32 = 0, F16 = 1, BF16 = 2, I32 = 3, BOOL = 4 };
+
+constexpr int MAX_DIMS = 8;
+/** Threads of a reduction / softmax block (the tree needs a power of two). */
+constexpr int REDUCE_THREADS = 256;
+/** The tiled GEMM: 64×64 output tile, 16-deep K slices, 256 threads of 4×4 outputs. */
+constexpr int MM_TILE = 64, MM_KTILE = 16, MM_THREADS = 256;
+
+enum ReduceOp : int { R_SUM, R_PROD, R_MAX, R_MIN };
+enum ArgOp : int { A_MAX, A_MIN };
+
+/**
+ * x viewed as [kept dims..., reduced dims...]: `outer` outputs, each reducing `inner` elements.
+ * out is strided over the kept dims (its reduced dims have size 1 and are left out).
+ */
+struct ReduceLayout {
+  int64_t outer, inner;
+  int32_t outerDims, innerDims;
+  int64_t outerShape[MAX_DIMS], outerStrideX[MAX_DIMS], outerStrideOut[MAX_DIMS];
+  int64_t innerShape[MAX_DIMS], innerStrideX[MAX_DIMS];
+  int64_t offsetX, offsetOut;
+};
+
+// Op codes: the index of the op in the contract's UNARY_OPS / BINARY_OPS / COMPARE_OPS arrays.
+enum UnaryOp : int {
+  U_NEG, U_ABS, U_SIGN, U_EXP, U_EXPM1, U_LOG, U_LOG1P, U_SQRT, U_RSQRT, U_RECIPROCAL, U_SIN, U_COS, U_TAN,
+  U_TANH, U_SIGMOID, U_ERF, U_RELU, U_FLOOR, U_CEIL, U_ROUND, U_TRUNC, U_LOGICAL_NOT,
+};
+enum BinaryOp : int { B_ADD, B_SUB, B_MUL, B_DIV, B_POW, B_MAX, B_MIN, B_REM, B_ATAN2, B_AND, B_OR };
+enum CompareOp : int { C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE };
+
+struct CrossEntropyArgs {
+  int64_t rows, classes;
+  int64_t xRowStride, xClassStride, xOffset;
+  int64_t tStride, tOffset, outStride, outOffset;
+  int32_t ignoreIndex;
+  float labelSmoothing;
+};
+
+/** Scalars derived on the host in double and rounded once to float, as the decomposition's scalar operands are. */
+struct AdamArgs {
+  int64_t n;
+  float oneMinusBeta1, beta2, oneMinusBeta2, eps, weightDecay, decayFactor /* 1 − lr·wd */, stepSize, biasCorrection2Sqrt;
+  int32_t decoupled, maximize, amsgrad;
+};
+
+struct MatmulArgs {
+  int64_t batch, m, n, k;
+  int64_t aOff, aSb, aSm, aSk;
+  int64_t bOff, bSb, bSk, bSn;
+  int64_t oOff, oSb, oSm, oSn;
+};
+
+struct IndexArgs {
+  int64_t n0, n1, n2;                 // the iteration shape: out's for gather, index's (= src's) for scatterAdd
+  int64_t is0, is1, is2, iOff;        // index strides
+  int64_t xs0, xs1, xs2, xOff;        // gather: x; scatterAdd: the accumulation target
+  int64_t os0, os1, os2, oOff;        // gather: out; scatterAdd: src
+};
+
+struct RandomArgs {
+  int64_t n;
+  uint32_t k0, k1;
+  uint64_t offset;
+  int32_t kind;  // 0 uniform float32, 1 randint int32
+  int32_t low;
+  uint64_t range;  // high − low, ≤ 2^32
+};
+
+/**
+ * The iteration space of an elementwise launch (out's shape) and up to four operands' strides and
+ * offsets over it, in elements. Passed by value: it lives in the kernel's parameter space.
+ */
+struct Layout {
+  int64_t numel;
+  int32_t ndim;
+  int64_t shape[MAX_DIMS];
+  int64_t stride[4][MAX_DIMS];
+  int64_t offset[4];
+};
+
+}  // namespace ck

@@ -1,0 +1,568 @@
+#define CK_HOST_ONLY
+#include "runtime.h"
+
+#include <string.h>
+
+#include <algorithm>
+
+#include "../kernels/common.cuh"
+
+namespace rt {
+
+namespace {
+
+const char* const DTYPE_SUFFIX[] = {"f32", "f16", "bf16", "i32", "b8"};
+const char* const WIDTH_SUFFIX[] = {"", "w1", "w2", "", "w4"};
+constexpr unsigned ELEMENTWISE_THREADS = 256;
+
+std::string suffix(int dtype) {
+  if (dtype < 0 || dtype > ck::BOOL) throw CudaError("cuda: unknown dtype code " + std::to_string(dtype));
+  return DTYPE_SUFFIX[dtype];
+}
+bool isFloat(int dtype) { return dtype == ck::F32 || dtype == ck::F16 || dtype == ck::BF16; }
+size_t roundSize(size_t bytes) {
+  // Small blocks in 512-byte steps, large ones in 2 MiB steps: few distinct sizes, little waste.
+  if (bytes == 0) bytes = 1;
+  const size_t step = bytes < (1u << 20) ? 512 : (2u << 20);
+  return (bytes + step - 1) / step * step;
+}
+
+/**
+ * The iteration space over out's shape with every operand's strides, size-1 dims dropped and
+ * neighbouring dims merged where every operand walks them contiguously (most launches become 1-D).
+ */
+ck::Layout elementwiseLayout(const Ref& out, std::initializer_list<const Ref*> inputs) {
+  std::vector<const Ref*> ops{&out};
+  ops.insert(ops.end(), inputs.begin(), inputs.end());
+  for (const Ref* r : ops)
+    if (r->ndim != out.ndim) throw CudaError("cuda: operand rank " + std::to_string(r->ndim) + " differs from out's " + std::to_string(out.ndim));
+  struct Dim { int64_t size; int64_t stride[4]; };
+  std::vector<Dim> dims;  // innermost first
+  for (int d = out.ndim - 1; d >= 0; d--) {
+    if (out.shape[d] == 1) continue;
+    Dim cur{out.shape[d], {0, 0, 0, 0}};
+    for (size_t k = 0; k < ops.size(); k++) cur.stride[k] = ops[k]->strides[d];
+    if (!dims.empty()) {
+      Dim& in = dims.back();
+      bool mergeable = true;
+      for (size_t k = 0; k < ops.size(); k++) mergeable = mergeable && cur.stride[k] == in.stride[k] * in.size;
+      if (mergeable) { in.size *= cur.size; continue; }
+    }
+    dims.push_back(cur);
+  }
+  if (dims.size() > (size_t)ck::MAX_DIMS)
+    throw CudaError("cuda: a strided view with " + std::to_string(dims.size()) + " non-mergeable dims exceeds the kernels' " + std::to_string(ck::MAX_DIMS));
+  ck::Layout L{};
+  L.ndim = (int32_t)dims.size();
+  L.numel = 1;
+  for (size_t i = 0; i < dims.size(); i++) {
+    int d = L.ndim - 1 - (int)i;
+    L.shape[d] = dims[i].size;
+    L.numel *= dims[i].size;
+    for (size_t k = 0; k < ops.size(); k++) L.stride[k][d] = dims[i].stride[k];
+  }
+  for (size_t k = 0; k < ops.size(); k++) L.offset[k] = ops[k]->offset;
+  if (out.numel() == 0) L.numel = 0;
+  return L;
+}
+
+/** x split into kept dims (addressed in x and out) and reduced dims (in `axes`). */
+ck::ReduceLayout reduceLayout(const Ref& x, const std::vector<int>& axes, const Ref& out) {
+  ck::ReduceLayout L{};
+  L.outer = 1;
+  L.inner = 1;
+  for (int d = 0; d < x.ndim; d++) {
+    bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
+    if (reduced) {
+      L.inner *= x.shape[d];
+      if (x.shape[d] == 1) continue;
+      if (L.innerDims == ck::MAX_DIMS) throw CudaError("cuda reduce: too many reduced dims");
+      L.innerShape[L.innerDims] = x.shape[d];
+      L.innerStrideX[L.innerDims++] = x.strides[d];
+    } else {
+      L.outer *= x.shape[d];
+      if (x.shape[d] == 1) continue;
+      if (L.outerDims == ck::MAX_DIMS) throw CudaError("cuda reduce: too many kept dims");
+      L.outerShape[L.outerDims] = x.shape[d];
+      L.outerStrideX[L.outerDims] = x.strides[d];
+      L.outerStrideOut[L.outerDims++] = out.strides[d];
+    }
+  }
+  L.offsetX = x.offset;
+  L.offsetOut = out.offset;
+  return L;
+}
+
+unsigned reduceThreads(int64_t inner) {
+  unsigned t = 32;
+  while (t < (unsigned)ck::REDUCE_THREADS && (int64_t)t < inner) t *= 2;
+  return t;
+}
+
+}  // namespace
+
+int elementSize(int dtype) {
+  switch (dtype) {
+    case ck::F32: case ck::I32: return 4;
+    case ck::F16: case ck::BF16: return 2;
+    case ck::BOOL: return 1;
+    default: throw CudaError("cuda: unknown dtype code " + std::to_string(dtype));
+  }
+}
+
+void DeviceState::check(cu::Result r, const char* what) const {
+  if (r != cu::SUCCESS) throw CudaError(std::string("cuda:") + std::to_string(index_) + ": " + what + " failed: " + cu::errorText(d_, r));
+}
+
+DeviceState::DeviceState(const cu::Driver& d, int index) : d_(d), index_(index) {
+  check(d_.deviceGet(&dev_, index), "cuDeviceGet");
+  char name[256] = {};
+  check(d_.deviceGetName(name, sizeof name, dev_), "cuDeviceGetName");
+  name_ = name;
+  check(d_.deviceGetAttribute(&ccMajor_, cu::ATTR_COMPUTE_CAPABILITY_MAJOR, dev_), "cuDeviceGetAttribute");
+  check(d_.deviceGetAttribute(&ccMinor_, cu::ATTR_COMPUTE_CAPABILITY_MINOR, dev_), "cuDeviceGetAttribute");
+  check(d_.deviceGetAttribute(&smCount_, cu::ATTR_MULTIPROCESSOR_COUNT, dev_), "cuDeviceGetAttribute");
+  check(d_.deviceTotalMem(&totalMem_, dev_), "cuDeviceTotalMem");
+  if (ccMajor_ < 8)
+    throw CudaError("no device: " + name_ + " has compute capability " + std::to_string(ccMajor_) + "." + std::to_string(ccMinor_) +
+                    "; this build has kernels for 8.0 and newer");
+  check(d_.primaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
+  makeCurrent();
+  check(d_.streamCreate(&compute_, cu::STREAM_NON_BLOCKING), "cuStreamCreate");
+  check(d_.streamCreate(&copy_, cu::STREAM_NON_BLOCKING), "cuStreamCreate");
+  check(d_.moduleLoadData(&module_, core_cuda_fatbin), "cuModuleLoadData (the embedded kernels)");
+  std::string why;
+  lt_ = lt::load(why);
+  if (lt_ && lt_->create(&ltHandle_) != lt::SUCCESS) lt_ = nullptr;
+  if (lt_) {
+    ltWorkspaceBytes_ = 32u << 20;
+    if (d_.memAlloc(&ltWorkspace_, ltWorkspaceBytes_) != cu::SUCCESS) { ltWorkspace_ = 0; ltWorkspaceBytes_ = 0; }
+  }
+}
+
+void DeviceState::makeCurrent() const { check(d_.ctxSetCurrent(ctx_), "cuCtxSetCurrent"); }
+
+cu::Function DeviceState::function(const std::string& name) {
+  auto it = functions_.find(name);
+  if (it != functions_.end()) return it->second;
+  cu::Function f = nullptr;
+  check(d_.moduleGetFunction(&f, module_, name.c_str()), ("cuModuleGetFunction " + name).c_str());
+  functions_.emplace(name, f);
+  return f;
+}
+
+template <typename... A>
+void DeviceState::launch(const std::string& name, Dim3 grid, Dim3 block, A... args) {
+  void* params[] = {static_cast<void*>(&args)...};
+  check(d_.launchKernel(function(name), grid.x, grid.y, grid.z, block.x, block.y, block.z, 0, compute_, params, nullptr),
+        ("cuLaunchKernel " + name).c_str());
+  stats_.launches++;
+}
+
+unsigned DeviceState::gridFor(int64_t n, unsigned threads) const {
+  int64_t blocks = (n + threads - 1) / threads;
+  int64_t cap = (int64_t)smCount_ * 32;  // grid-stride loops cover the rest
+  return (unsigned)std::max<int64_t>(1, std::min(blocks, cap));
+}
+
+// ---- storage ------------------------------------------------------------------------------
+
+cu::DevicePtr DeviceState::alloc(size_t bytes) {
+  const size_t size = roundSize(bytes);
+  auto it = cache_.lower_bound(size);
+  if (it != cache_.end() && it->first <= size * 2) {
+    // A cached block: stream-ordered reuse on the compute stream is safe as is; writes through the
+    // copy stream wait for the event recorded when it was freed (see write()).
+    cu::DevicePtr p = it->second.first;
+    Block b = it->second.second;
+    b.writes = 0;
+    b.launchesAtAlloc = stats_.launches;
+    cache_.erase(it);
+    live_.emplace(p, b);
+    allocatedBytes_ += b.size;
+    return p;
+  }
+  makeCurrent();
+  cu::DevicePtr p = 0;
+  cu::Result r = d_.memAlloc(&p, size);
+  if (r != cu::SUCCESS) {
+    // Out of memory: wait for the device, give every cached block back, try once more.
+    d_.streamSynchronize(compute_);
+    d_.streamSynchronize(copy_);
+    emptyCache();
+    r = d_.memAlloc(&p, size);
+  }
+  if (r != cu::SUCCESS) {
+    size_t freeB = 0, totalB = 0;
+    d_.memGetInfo(&freeB, &totalB);
+    throw CudaError("CUDA out of memory: tried to allocate " + std::to_string(size) + " bytes on cuda:" + std::to_string(index_) + " (" +
+                    std::to_string(allocatedBytes_) + " bytes allocated by tensors, " + std::to_string(reservedBytes_) + " reserved, " +
+                    std::to_string(freeB) + " free of " + std::to_string(totalB) + "); " + cu::errorText(d_, r));
+  }
+  Block b{size};
+  b.launchesAtAlloc = stats_.launches;
+  live_.emplace(p, b);
+  allocatedBytes_ += size;
+  reservedBytes_ += size;
+  return p;
+}
+
+void DeviceState::free(cu::DevicePtr ptr) {
+  auto it = live_.find(ptr);
+  if (it == live_.end()) throw CudaError("cuda: free of an unknown pointer");
+  Block b = it->second;
+  live_.erase(it);
+  allocatedBytes_ -= b.size;
+  // Everything that used the block is queued before this point on the compute stream.
+  if (!b.freed) check(d_.eventCreate(&b.freed, cu::EVENT_DISABLE_TIMING), "cuEventCreate");
+  check(d_.eventRecord(b.freed, compute_), "cuEventRecord");
+  cache_.emplace(b.size, std::make_pair(ptr, b));
+}
+
+void DeviceState::emptyCache() {
+  makeCurrent();
+  d_.streamSynchronize(compute_);
+  d_.streamSynchronize(copy_);
+  for (auto& e : cache_) {
+    d_.memFree(e.second.first);
+    if (e.second.second.freed) d_.eventDestroy(e.second.second.freed);
+    reservedBytes_ -= e.second.second.size;
+  }
+  cache_.clear();
+}
+
+DeviceState::Staging& DeviceState::staging(size_t bytes) {
+  for (Staging& s : staging_)
+    if (!s.busy && s.size >= bytes && d_.eventQuery(s.done) == cu::SUCCESS) return s;
+  size_t size = 1u << 20;
+  while (size < bytes) size *= 2;
+  Staging s{nullptr, size, nullptr, false};
+  check(d_.memHostAlloc(&s.host, size, cu::MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc (pinned staging)");
+  check(d_.eventCreate(&s.done, cu::EVENT_DISABLE_TIMING), "cuEventCreate");
+  stats_.stagingBytes += size;
+  staging_.push_back(s);
+  return staging_.back();
+}
+
+void DeviceState::write(cu::DevicePtr ptr, size_t byteOffset, const void* src, size_t bytes) {
+  if (bytes == 0) return;
+  auto it = live_.find(ptr);
+  if (it == live_.end()) throw CudaError("cuda: write to an unknown storage");
+  Block& b = it->second;
+  if (byteOffset + bytes > b.size) throw CudaError("cuda: write past the end of a storage");
+  makeCurrent();
+  if (b.writes == 0 && b.launchesAtAlloc == stats_.launches) {
+    // The upload pattern (allocate, then write): only the block's previous life must be over, so
+    // the copy overlaps with the kernels queued since then.
+    if (b.freed) check(d_.streamWaitEvent(copy_, b.freed, 0), "cuStreamWaitEvent");
+  } else {
+    // Kernels may have touched the block since: order the copy after everything queued so far.
+    if (!b.freed) check(d_.eventCreate(&b.freed, cu::EVENT_DISABLE_TIMING), "cuEventCreate");
+    check(d_.eventRecord(b.freed, compute_), "cuEventRecord");
+    check(d_.streamWaitEvent(copy_, b.freed, 0), "cuStreamWaitEvent");
+  }
+  b.writes++;
+  Staging& s = staging(bytes);
+  memcpy(s.host, src, bytes);
+  check(d_.memcpyHtoDAsync(ptr + byteOffset, s.host, bytes, copy_), "cuMemcpyHtoDAsync");
+  check(d_.eventRecord(s.done, copy_), "cuEventRecord");
+  // Kernels queued from now on see the data.
+  check(d_.streamWaitEvent(compute_, s.done, 0), "cuStreamWaitEvent");
+  stats_.h2dBytes += bytes;
+}
+
+void* DeviceState::readAsync(cu::DevicePtr ptr, size_t bytes, cu::Event& done) {
+  makeCurrent();
+  Staging& s = staging(std::max<size_t>(bytes, 1));
+  s.busy = true;
+  if (bytes) check(d_.memcpyDtoHAsync(s.host, ptr, bytes, compute_), "cuMemcpyDtoHAsync");
+  check(d_.eventRecord(s.done, compute_), "cuEventRecord");
+  done = s.done;
+  stats_.d2hBytes += bytes;
+  return s.host;
+}
+
+void DeviceState::releaseStaging(void* host) {
+  for (Staging& s : staging_)
+    if (s.host == host) s.busy = false;
+}
+
+cu::Event DeviceState::recordAll() {
+  makeCurrent();
+  Staging& s = staging(1);  // borrow a staging slot's event: it completes after all queued work
+  check(d_.eventRecord(s.done, compute_), "cuEventRecord");
+  return s.done;
+}
+
+// ---- primitives ---------------------------------------------------------------------------
+
+void DeviceState::unary(int op, const Ref& x, const Ref& out) {
+  ck::Layout L = elementwiseLayout(out, {&x});
+  if (!L.numel) return;
+  makeCurrent();
+  launch("ck_unary_" + suffix(out.dtype), {gridFor(L.numel, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, L, op, x.ptr, out.ptr);
+}
+
+void DeviceState::binary(int op, const Ref& a, const Ref& b, const Ref& out) {
+  ck::Layout L = elementwiseLayout(out, {&a, &b});
+  if (!L.numel) return;
+  makeCurrent();
+  launch("ck_binary_" + suffix(out.dtype), {gridFor(L.numel, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, L, op, a.ptr, b.ptr, out.ptr);
+}
+
+void DeviceState::compare(int op, const Ref& a, const Ref& b, const Ref& out) {
+  ck::Layout L = elementwiseLayout(out, {&a, &b});
+  if (!L.numel) return;
+  makeCurrent();
+  launch("ck_compare_" + suffix(a.dtype), {gridFor(L.numel, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, L, op, a.ptr, b.ptr, out.ptr);
+}
+
+void DeviceState::where(const Ref& c, const Ref& a, const Ref& b, const Ref& out) {
+  ck::Layout L = elementwiseLayout(out, {&c, &a, &b});
+  if (!L.numel) return;
+  makeCurrent();
+  launch(std::string("ck_where_") + WIDTH_SUFFIX[elementSize(out.dtype)], {gridFor(L.numel, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, L,
+         c.ptr, a.ptr, b.ptr, out.ptr);
+}
+
+void DeviceState::cast(const Ref& x, const Ref& out) {
+  ck::Layout L = elementwiseLayout(out, {&x});
+  if (!L.numel) return;
+  makeCurrent();
+  launch("ck_cast_" + suffix(x.dtype) + "_" + suffix(out.dtype), {gridFor(L.numel, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, L, x.ptr, out.ptr);
+}
+
+void DeviceState::copy(const Ref& x, const Ref& out) {
+  ck::Layout L = elementwiseLayout(out, {&x});
+  if (!L.numel) return;
+  makeCurrent();
+  const int w = elementSize(out.dtype);
+  if (L.ndim == 1 && L.stride[0][0] == 1 && L.stride[1][0] == 1) {
+    // Both contiguous: a plain device-to-device copy.
+    check(d_.memcpyDtoDAsync(out.ptr + (cu::DevicePtr)(L.offset[0] * w), x.ptr + (cu::DevicePtr)(L.offset[1] * w), (size_t)L.numel * w, compute_),
+          "cuMemcpyDtoDAsync");
+    return;
+  }
+  launch(std::string("ck_copy_") + WIDTH_SUFFIX[w], {gridFor(L.numel, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, L, x.ptr, out.ptr);
+}
+
+void DeviceState::fill(const Ref& out, double value) {
+  ck::Layout L = elementwiseLayout(out, {});
+  if (!L.numel) return;
+  makeCurrent();
+  const unsigned grid = gridFor(L.numel, ELEMENTWISE_THREADS);
+  switch (out.dtype) {
+    case ck::F32: { float v = (float)value; uint32_t w; memcpy(&w, &v, 4); launch("ck_fill_w4", {grid}, {ELEMENTWISE_THREADS}, L, w, out.ptr); break; }
+    case ck::I32: { uint32_t w = (uint32_t)(int32_t)value; launch("ck_fill_w4", {grid}, {ELEMENTWISE_THREADS}, L, w, out.ptr); break; }
+    case ck::F16: launch("ck_fill_w2", {grid}, {ELEMENTWISE_THREADS}, L, ck::floatToF16((float)value), out.ptr); break;
+    case ck::BF16: launch("ck_fill_w2", {grid}, {ELEMENTWISE_THREADS}, L, ck::floatToBf16((float)value), out.ptr); break;
+    default: launch("ck_fill_w1", {grid}, {ELEMENTWISE_THREADS}, L, (uint8_t)(value != 0 ? 1 : 0), out.ptr); break;
+  }
+}
+
+void DeviceState::reduce(int op, const Ref& x, const std::vector<int>& axes, const Ref& out) {
+  if (out.numel() == 0) return;
+  ck::ReduceLayout L = reduceLayout(x, axes, out);
+  makeCurrent();
+  const unsigned threads = reduceThreads(L.inner);
+  launch("ck_reduce_" + suffix(x.dtype), {(unsigned)std::min<int64_t>(L.outer, (int64_t)smCount_ * 64)}, {threads}, L, op, x.ptr, out.ptr);
+}
+
+void DeviceState::argReduce(int op, const Ref& x, int axis, const Ref& out) {
+  if (out.numel() == 0) return;
+  ck::ReduceLayout L = reduceLayout(x, {axis}, out);
+  makeCurrent();
+  const unsigned threads = reduceThreads(L.inner);
+  launch("ck_argreduce_" + suffix(x.dtype), {(unsigned)std::min<int64_t>(L.outer, (int64_t)smCount_ * 64)}, {threads}, L, op, x.ptr, out.ptr);
+}
+
+namespace {
+ck::MatmulArgs matmulArgs(const Ref& a, const Ref& b, const Ref& out) {
+  if (a.ndim != 3 || b.ndim != 3 || out.ndim != 3) throw CudaError("cuda matmul: operands must be 3-D [batch, rows, cols]");
+  ck::MatmulArgs g{};
+  g.batch = out.shape[0]; g.m = out.shape[1]; g.n = out.shape[2]; g.k = a.shape[2];
+  g.aOff = a.offset; g.aSb = a.shape[0] == 1 ? 0 : a.strides[0]; g.aSm = a.strides[1]; g.aSk = a.strides[2];
+  g.bOff = b.offset; g.bSb = b.shape[0] == 1 ? 0 : b.strides[0]; g.bSk = b.strides[1]; g.bSn = b.strides[2];
+  g.oOff = out.offset; g.oSb = out.strides[0]; g.oSm = out.strides[1]; g.oSn = out.strides[2];
+  return g;
+}
+
+/** A [rows, cols] operand as a column-major matrix for cuBLASLt: transposed or not, and its leading dimension. */
+struct LtOperand { bool ok; bool transposed; int64_t ld; };
+LtOperand asColumnMajorTranspose(int64_t rows, int64_t cols, int64_t sR, int64_t sC) {
+  // Row-major [rows, cols] is column-major [cols, rows] with ld = sR: cuBLASLt sees our transpose.
+  if ((sC == 1 || cols == 1) && (rows == 1 || sR >= std::max<int64_t>(cols, 1))) return {true, false, rows == 1 ? std::max<int64_t>(cols, 1) : sR};
+  if ((sR == 1 || rows == 1) && (cols == 1 || sC >= std::max<int64_t>(rows, 1))) return {true, true, cols == 1 ? std::max<int64_t>(rows, 1) : sC};
+  return {false, false, 0};
+}
+}  // namespace
+
+bool DeviceState::cublasLtMatmul(const Ref& a, const Ref& b, const Ref& out) {
+  const ck::MatmulArgs g = matmulArgs(a, b, out);
+  if (g.m == 0 || g.n == 0 || g.k == 0 || g.batch > INT32_MAX) return false;
+  const int type = out.dtype == ck::F32 ? lt::R_32F : out.dtype == ck::F16 ? lt::R_16F : lt::R_16BF;
+  const int es = elementSize(out.dtype);
+  // out^T = b^T · a^T in column-major terms: cuBLASLt's A is our b, its B is our a.
+  LtOperand ob = asColumnMajorTranspose(g.k, g.n, g.bSk, g.bSn);
+  LtOperand oa = asColumnMajorTranspose(g.m, g.k, g.aSm, g.aSk);
+  LtOperand oo = asColumnMajorTranspose(g.m, g.n, g.oSm, g.oSn);
+  if (!ob.ok || !oa.ok || !oo.ok || oo.transposed) return false;
+  const cu::DevicePtr pa = a.ptr + (cu::DevicePtr)(g.aOff * es), pb = b.ptr + (cu::DevicePtr)(g.bOff * es), po = out.ptr + (cu::DevicePtr)(g.oOff * es);
+  if ((pa | pb | po) % 16 != 0) return false;  // the aligned kernels only; odd offsets take our kernels
+  lt::MatmulDesc desc = nullptr;
+  lt::MatrixLayout la = nullptr, lb = nullptr, lo = nullptr;
+  bool ok = lt_->descCreate(&desc, lt::COMPUTE_32F, lt::R_32F) == lt::SUCCESS;
+  const int32_t opA = ob.transposed ? lt::OP_T : lt::OP_N, opB = oa.transposed ? lt::OP_T : lt::OP_N;
+  ok = ok && lt_->descSet(desc, lt::DESC_TRANSA, &opA, sizeof opA) == lt::SUCCESS;
+  ok = ok && lt_->descSet(desc, lt::DESC_TRANSB, &opB, sizeof opB) == lt::SUCCESS;
+  // Stored shapes (before the op): A is n×k (or k×n when transposed), B is k×m (or m×k), D is n×m.
+  ok = ok && lt_->layoutCreate(&la, type, ob.transposed ? g.k : g.n, ob.transposed ? g.n : g.k, ob.ld) == lt::SUCCESS;
+  ok = ok && lt_->layoutCreate(&lb, type, oa.transposed ? g.m : g.k, oa.transposed ? g.k : g.m, oa.ld) == lt::SUCCESS;
+  ok = ok && lt_->layoutCreate(&lo, type, g.n, g.m, oo.ld) == lt::SUCCESS;
+  if (ok && g.batch > 1) {
+    const int32_t count = (int32_t)g.batch;
+    const int64_t sa = g.bSb, sb = g.aSb, so = g.oSb;
+    for (auto [layout, stride] : {std::pair{la, sa}, std::pair{lb, sb}, std::pair{lo, so}}) {
+      ok = ok && lt_->layoutSet(layout, lt::LAYOUT_BATCH_COUNT, &count, sizeof count) == lt::SUCCESS;
+      ok = ok && lt_->layoutSet(layout, lt::LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride) == lt::SUCCESS;
+    }
+  }
+  const float alpha = 1.f, beta = 0.f;
+  if (ok) {
+    makeCurrent();
+    ok = lt_->matmul(ltHandle_, desc, &alpha, reinterpret_cast<const void*>(pb), la, reinterpret_cast<const void*>(pa), lb, &beta,
+                     reinterpret_cast<const void*>(po), lo, reinterpret_cast<void*>(po), lo, nullptr, reinterpret_cast<void*>(ltWorkspace_),
+                     ltWorkspaceBytes_, compute_) == lt::SUCCESS;
+  }
+  if (lo) lt_->layoutDestroy(lo);
+  if (lb) lt_->layoutDestroy(lb);
+  if (la) lt_->layoutDestroy(la);
+  if (desc) lt_->descDestroy(desc);
+  if (ok) stats_.cublasLtCalls++;
+  return ok;
+}
+
+void DeviceState::matmul(const Ref& a, const Ref& b, const Ref& out) {
+  const ck::MatmulArgs g = matmulArgs(a, b, out);
+  if (g.batch == 0 || g.m == 0 || g.n == 0) return;
+  if (gemmMode_ == "cublaslt" && !lt_) throw CudaError("cuda matmul: gemm mode 'cublaslt' but cuBLASLt is not loaded");
+  if (gemmMode_ != "own" && lt_ && isFloat(out.dtype) && cublasLtMatmul(a, b, out)) return;
+  makeCurrent();
+  const unsigned gz = (unsigned)std::min<int64_t>(g.batch, 65535);
+  if (out.dtype == ck::F16 || out.dtype == ck::BF16) {
+    stats_.wmmaCalls++;
+    launch("ck_matmul_wmma_" + suffix(out.dtype), {(unsigned)((g.n + 63) / 64), (unsigned)((g.m + 63) / 64), gz}, {128}, g, a.ptr, b.ptr, out.ptr);
+    return;
+  }
+  if (out.dtype == ck::BOOL) throw CudaError("cuda matmul: bool operands are not supported");
+  stats_.tiledCalls++;
+  launch("ck_matmul_" + suffix(out.dtype), {(unsigned)((g.n + 63) / 64), (unsigned)((g.m + 63) / 64), gz}, {(unsigned)ck::MM_THREADS}, g, a.ptr, b.ptr, out.ptr);
+}
+
+namespace {
+ck::IndexArgs indexArgs(const Ref& iter, const Ref& index, const Ref& target) {
+  if (iter.ndim != 3 || index.ndim != 3 || target.ndim != 3) throw CudaError("cuda gather/scatterAdd: operands must be 3-D");
+  ck::IndexArgs a{};
+  a.n0 = index.shape[0]; a.n1 = index.shape[1]; a.n2 = index.shape[2];
+  a.is0 = index.strides[0]; a.is1 = index.strides[1]; a.is2 = index.strides[2]; a.iOff = index.offset;
+  a.xs0 = target.strides[0]; a.xs1 = target.strides[1]; a.xs2 = target.strides[2]; a.xOff = target.offset;
+  a.os0 = iter.strides[0]; a.os1 = iter.strides[1]; a.os2 = iter.strides[2]; a.oOff = iter.offset;
+  return a;
+}
+}  // namespace
+
+void DeviceState::gather(const Ref& x, const Ref& index, const Ref& out) {
+  ck::IndexArgs a = indexArgs(out, index, x);
+  const int64_t n = a.n0 * a.n1 * a.n2;
+  if (!n) return;
+  makeCurrent();
+  launch(std::string("ck_gather_") + WIDTH_SUFFIX[elementSize(out.dtype)], {gridFor(n, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, a, x.ptr, index.ptr, out.ptr);
+}
+
+void DeviceState::scatterAdd(const Ref& out, const Ref& index, const Ref& src) {
+  ck::IndexArgs a = indexArgs(src, index, out);
+  const int64_t n = a.n0 * a.n1 * a.n2;
+  if (!n) return;
+  makeCurrent();
+  const unsigned grid = gridFor(n, ELEMENTWISE_THREADS);
+  if (out.dtype == ck::F32 || out.dtype == ck::I32) {
+    launch("ck_scatteradd_" + suffix(out.dtype), {grid}, {ELEMENTWISE_THREADS}, a, out.ptr, index.ptr, src.ptr);
+    return;
+  }
+  if (out.dtype == ck::BOOL) throw CudaError("cuda scatterAdd: bool is not supported");
+  // Half types: accumulate duplicates in an f32 copy of out, then round once back into out.
+  Ref tmp;
+  tmp.dtype = ck::F32;
+  tmp.ndim = out.ndim;
+  int64_t s = 1;
+  for (int d = out.ndim - 1; d >= 0; d--) { tmp.shape[d] = out.shape[d]; tmp.strides[d] = s; s *= out.shape[d]; }
+  tmp.ptr = alloc((size_t)s * 4);
+  cast(out, tmp);
+  ck::IndexArgs at = indexArgs(src, index, tmp);
+  launch("ck_scatteradd_" + suffix(out.dtype), {grid}, {ELEMENTWISE_THREADS}, at, tmp.ptr, index.ptr, src.ptr);
+  cast(tmp, out);
+  free(tmp.ptr);
+}
+
+void DeviceState::random(const Ref& out, uint32_t k0, uint32_t k1, uint64_t offset, int kind, int32_t low, uint64_t range) {
+  ck::RandomArgs a{};
+  a.n = out.numel();
+  if (!a.n) return;
+  a.k0 = k0; a.k1 = k1; a.offset = offset; a.kind = kind; a.low = low; a.range = range;
+  makeCurrent();
+  cu::DevicePtr p = out.ptr + (cu::DevicePtr)(out.offset * 4);
+  launch("ck_random", {gridFor((a.n + 3) / 4, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, a, p);
+}
+
+// ---- fused --------------------------------------------------------------------------------
+
+void DeviceState::softmax(const Ref& x, int dim, const Ref& out, bool logMode) {
+  if (out.numel() == 0) return;
+  ck::ReduceLayout L = reduceLayout(x, {dim}, out);
+  // The softmax dim is kept even at size 1 so that rows are addressed by it.
+  L.innerDims = 1;
+  L.innerShape[0] = x.shape[dim];
+  L.innerStrideX[0] = x.strides[dim];
+  makeCurrent();
+  launch("ck_softmax_" + suffix(x.dtype), {(unsigned)std::min<int64_t>(L.outer, (int64_t)smCount_ * 64)}, {reduceThreads(L.inner)}, L,
+         (int64_t)out.strides[dim], (int)logMode, x.ptr, out.ptr);
+}
+
+void DeviceState::crossEntropy(const Ref& x, const Ref& target, int32_t ignoreIndex, float labelSmoothing, const Ref& out) {
+  if (x.ndim != 2 || target.ndim != 1 || out.ndim != 1) throw CudaError("cuda crossEntropy: x must be [N, C], target and out [N]");
+  ck::CrossEntropyArgs a{};
+  a.rows = x.shape[0]; a.classes = x.shape[1];
+  if (!a.rows) return;
+  a.xRowStride = x.strides[0]; a.xClassStride = x.strides[1]; a.xOffset = x.offset;
+  a.tStride = target.strides[0]; a.tOffset = target.offset;
+  a.outStride = out.strides[0]; a.outOffset = out.offset;
+  a.ignoreIndex = ignoreIndex; a.labelSmoothing = labelSmoothing;
+  makeCurrent();
+  launch("ck_crossentropy_" + suffix(x.dtype), {(unsigned)std::min<int64_t>(a.rows, (int64_t)smCount_ * 64)}, {reduceThreads(a.classes)}, a, x.ptr,
+         target.ptr, out.ptr);
+}
+
+void DeviceState::unscale(const Ref& grad, const Ref& foundInf, const Ref& invScale) {
+  const int64_t n = grad.numel();
+  if (!n) return;
+  makeCurrent();
+  const int es = elementSize(grad.dtype);
+  launch("ck_unscale_" + suffix(grad.dtype), {gridFor(n, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, n, grad.ptr + (cu::DevicePtr)(grad.offset * es),
+         foundInf.ptr + (cu::DevicePtr)(foundInf.offset * 4), invScale.ptr + (cu::DevicePtr)(invScale.offset * 4));
+}
+
+void DeviceState::adam(const Ref& p, const Ref& g, const Ref& m, const Ref& v, const Ref* vmax, const AdamScalars& s) {
+  ck::AdamArgs a{};
+  a.n = p.numel();
+  if (!a.n) return;
+  a.oneMinusBeta1 = s.oneMinusBeta1; a.beta2 = s.beta2; a.oneMinusBeta2 = s.oneMinusBeta2; a.eps = s.eps;
+  a.weightDecay = s.weightDecay; a.decayFactor = s.decayFactor; a.stepSize = s.stepSize; a.biasCorrection2Sqrt = s.biasCorrection2Sqrt;
+  a.decoupled = s.decoupled; a.maximize = s.maximize; a.amsgrad = vmax != nullptr;
+  const int es = elementSize(p.dtype);
+  auto at = [es](const Ref& r) { return r.ptr + (cu::DevicePtr)(r.offset * es); };
+  makeCurrent();
+  launch("ck_adam_" + suffix(p.dtype), {gridFor(a.n, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, a, at(p), at(g), at(m), at(v),
+         vmax ? at(*vmax) : at(v));
+}
+
+}  // namespace rt

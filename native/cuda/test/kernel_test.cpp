@@ -1,0 +1,571 @@
+// Kernel logic on the CPU: kernels/kernels.cu compiled by g++ against emu/emu.h, each entry point
+// launched on the fiber emulation and checked against a plain host reference (double precision,
+// rounded once to the output dtype) with the tolerance stated at each check. Catches indexing,
+// tiling, reduction-tree and rounding bugs; not warp-level behaviour or races.
+#include "../kernels/kernels.cu"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+static int passed = 0, failed = 0;
+
+static void check(bool ok, const std::string& what) {
+  if (ok) passed++;
+  else { failed++; fprintf(stderr, "FAIL %s\n", what.c_str()); }
+}
+
+/** |a − e| ≤ atol + rtol·|e|, with NaN matching NaN and ±Inf matching exactly. */
+static bool close(double a, double e, double atol, double rtol) {
+  if (std::isnan(e)) return std::isnan(a);
+  if (std::isinf(e)) return a == e;
+  return std::fabs(a - e) <= atol + rtol * std::fabs(e);
+}
+
+static double toF(float v) { return v; }
+static double toF(f16 v) { return f16ToFloat(v.bits); }
+static double toF(bf16 v) { return bf16ToFloat(v.bits); }
+static double toF(int32_t v) { return v; }
+static double toF(uint8_t v) { return v; }
+
+template <typename V>
+static void checkAll(const std::vector<V>& got, const std::vector<double>& want, double atol, double rtol, const std::string& what) {
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < want.size(); i++)
+    if (!close(toF(got[i]), want[i], atol, rtol)) { if (!bad) first = i; bad++; }
+  if (bad) fprintf(stderr, "  %s: %zu/%zu mismatches, first at %zu: got %.9g want %.9g\n", what.c_str(), bad, want.size(), first, toF(got[first]), want[first]);
+  check(bad == 0, what);
+}
+
+// ---- references -----------------------------------------------------------------------------
+
+/** Every finite non-negative half value, decoded by ldexp (independent of the kernels' bit tricks). */
+static std::vector<double> halfValues() {
+  std::vector<double> v;
+  for (int e = 0; e < 31; e++)
+    for (int m = 0; m < 1024; m++) v.push_back(e == 0 ? std::ldexp((double)m, -24) : std::ldexp(1024.0 + m, e - 25));
+  return v;
+}
+
+/** The nearest half to x (ties to the even bit pattern), by search in the sorted list of values. */
+static double refHalf(double x) {
+  static const std::vector<double> vals = halfValues();
+  if (std::isnan(x)) return NAN;
+  double ax = std::fabs(x);
+  double r;
+  if (ax >= 65520.0) r = INFINITY;
+  else {
+    size_t hi = std::lower_bound(vals.begin(), vals.end(), ax) - vals.begin();
+    if (hi == vals.size()) r = vals.back();
+    else if (vals[hi] == ax || hi == 0) r = vals[hi];
+    else {
+      double dl = ax - vals[hi - 1], dh = vals[hi] - ax;
+      r = dl < dh ? vals[hi - 1] : dh < dl ? vals[hi] : ((hi - 1) % 2 == 0 ? vals[hi - 1] : vals[hi]);
+    }
+  }
+  return x < 0 || (x == 0 && std::signbit(x)) ? -r : r;
+}
+
+/** The nearest bfloat16 to x: 8 significant bits, round half to even in double arithmetic. */
+static double refBf16(double x) {
+  if (std::isnan(x) || std::isinf(x) || x == 0) return x;
+  int e = std::ilogb(x);
+  if (e < -126) e = -126;  // subnormal range: fixed quantum 2^-133
+  double q = std::ldexp(1.0, e - 7);
+  double r = std::nearbyint(x / q) * q;  // x/q is exact (power-of-two scaling); nearbyint rounds half to even
+  if (std::fabs(r) > 3.3895313892515355e38) r = x > 0 ? INFINITY : -INFINITY;
+  return r;
+}
+
+template <typename T> T fromD(double v);
+template <> float fromD<float>(double v) { return (float)v; }
+template <> f16 fromD<f16>(double v) { return f16{floatToF16((float)v)}; }
+template <> bf16 fromD<bf16>(double v) { return bf16{floatToBf16((float)v)}; }
+template <> int32_t fromD<int32_t>(double v) { return (int32_t)v; }
+template <typename T> double roundRef(double v);
+template <> double roundRef<float>(double v) { return (double)(float)v; }
+template <> double roundRef<f16>(double v) { return refHalf((double)(float)v); }
+template <> double roundRef<bf16>(double v) { return refBf16((double)(float)v); }
+
+template <typename T>
+static std::vector<double> asDouble(const std::vector<T>& v) {
+  std::vector<double> d(v.size());
+  for (size_t i = 0; i < v.size(); i++) d[i] = toF(v[i]);
+  return d;
+}
+
+static Layout contiguousLayout(const std::vector<int64_t>& shape, int operands) {
+  Layout L{};
+  L.ndim = (int)shape.size();
+  L.numel = 1;
+  for (int d = 0; d < L.ndim; d++) { L.shape[d] = shape[d]; L.numel *= shape[d]; }
+  for (int k = 0; k < operands; k++) {
+    int64_t s = 1;
+    for (int d = L.ndim - 1; d >= 0; d--) { L.stride[k][d] = s; s *= shape[d]; }
+  }
+  return L;
+}
+
+static std::mt19937 rng(1234);
+static std::vector<float> randn(size_t n, float scale = 1.f) {
+  std::normal_distribution<float> nd(0.f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = nd(rng);
+  return v;
+}
+
+// ---- tests ----------------------------------------------------------------------------------
+
+static void testConversions() {
+  // Every half decodes to the ldexp value (exact).
+  size_t bad = 0;
+  std::vector<double> vals = halfValues();
+  for (uint32_t h = 0; h < 0x7c00; h++) if ((double)f16ToFloat((uint16_t)h) != vals[h]) bad++;
+  check(bad == 0, "f16ToFloat decodes all 31744 finite positive halves exactly");
+  check(std::isinf(f16ToFloat(0x7c00)) && std::isnan(f16ToFloat(0x7e00)) && f16ToFloat(0x8001) == -(float)vals[1], "f16ToFloat: Inf, NaN, negative subnormal");
+
+  // float → half / bfloat16 via the cast kernels on hand-picked edge cases and random bit patterns.
+  std::vector<float> src = {0.f, -0.f, 1.f, 65504.f, 65519.99f, 65520.f, 1e10f, -1e10f, INFINITY, -INFINITY, NAN,
+                            5.9604645e-8f, 2.9802322e-8f, 2.98023259e-8f, 8.940697e-8f, 6.1035156e-5f, 6.1032e-5f,
+                            1.00048828125f /* tie 1 + 2^-11 → 1 */, 1.00146484375f /* tie → 1.001953125 */,
+                            1.00390625f /* bf16 tie 1 + 2^-8 → 1 */, 1.01171875f /* bf16 tie → 1.015625 */,
+                            3.3895314e38f, 3.4028235e38f, 1e-40f, -1e-45f};
+  std::uniform_int_distribution<uint32_t> bits;
+  for (int i = 0; i < 200000; i++) src.push_back(bitsFloat(bits(rng)));
+  const int64_t n = (int64_t)src.size();
+  std::vector<f16> h(n);
+  std::vector<bf16> b(n);
+  Layout L = contiguousLayout({n}, 2);
+  emu::launch(dim3(64), dim3(128), ck_cast_f32_f16, L, src.data(), h.data());
+  emu::launch(dim3(64), dim3(128), ck_cast_f32_bf16, L, src.data(), b.data());
+  std::vector<double> wantH(n), wantB(n);
+  for (int64_t i = 0; i < n; i++) { wantH[i] = refHalf(src[i]); wantB[i] = refBf16(src[i]); }
+  checkAll(h, wantH, 0, 0, "cast f32→f16 rounds to nearest even (exact, 200k random bit patterns + edges)");
+  checkAll(b, wantB, 0, 0, "cast f32→bf16 rounds to nearest even (exact, 200k random bit patterns + edges)");
+  bool signs = true;
+  for (int64_t i = 0; i < n; i++)
+    if (!std::isnan(src[i]) && (std::signbit(toF(h[i])) != std::signbit(src[i]) || std::signbit(toF(b[i])) != std::signbit(src[i]))) signs = false;
+  check(signs, "casts to half types keep the sign (−0 included)");
+
+  // int32 → bfloat16 rounds once; int32 → float16 and back; float → int truncates.
+  std::vector<int32_t> ints = {0, 1, -1, 255, 256, 257, 16777217, 33554435, 2147483647, -2147483647 - 1, 0x01018000, 0x01028000};
+  std::uniform_int_distribution<int32_t> idist(-2147483647 - 1, 2147483647);
+  for (int i = 0; i < 10000; i++) ints.push_back(idist(rng));
+  std::vector<bf16> ib(ints.size());
+  Layout Li = contiguousLayout({(int64_t)ints.size()}, 2);
+  emu::launch(dim3(8), dim3(64), ck_cast_i32_bf16, Li, ints.data(), ib.data());
+  std::vector<double> wantIb(ints.size());
+  for (size_t i = 0; i < ints.size(); i++) wantIb[i] = refBf16((double)ints[i]);
+  checkAll(ib, wantIb, 0, 0, "cast i32→bf16 rounds once (exact vs double reference)");
+
+  std::vector<float> fl = {2.7f, -2.7f, 0.5f, -0.99f, 1e9f, NAN};
+  std::vector<int32_t> fi(fl.size());
+  std::vector<uint8_t> fb(fl.size());
+  Layout Lf = contiguousLayout({(int64_t)fl.size()}, 2);
+  emu::launch(dim3(1), dim3(32), ck_cast_f32_i32, Lf, fl.data(), fi.data());
+  emu::launch(dim3(1), dim3(32), ck_cast_f32_b8, Lf, fl.data(), fb.data());
+  check(fi[0] == 2 && fi[1] == -2 && fi[2] == 0 && fi[3] == 0 && fi[4] == 1000000000, "cast f32→i32 truncates toward zero");
+  check(fb[0] == 1 && fb[2] == 1 && fb[5] == 1 && fl[3] != 0 && fb[3] == 1, "cast f32→bool is x != 0 (NaN is true)");
+}
+
+/** The entry points of one storage type, so the tests are written once per family. */
+template <typename T> struct K;
+#define CK_TEST_K(sfx, T)                                           \
+  template <> struct K<T> {                                         \
+    static constexpr auto unary = ck_unary_##sfx;                   \
+    static constexpr auto binary = ck_binary_##sfx;                 \
+    static constexpr auto compare = ck_compare_##sfx;               \
+    static constexpr auto reduce = ck_reduce_##sfx;                 \
+    static constexpr auto argreduce = ck_argreduce_##sfx;           \
+  };
+CK_FOR_TYPES(CK_TEST_K)
+
+/** out[i,j] = op(a[i,j], b[j]) with b broadcast over rows and a read transposed from a [cols, rows] buffer. */
+template <typename T>
+static void testBinaryBroadcast(int op, const char* name, const std::function<double(double, double)>& ref, double atol, double rtol) {
+  const int64_t R = 37, C = 53;
+  std::vector<float> af = randn(R * C, 2.f), bf = randn(C, 2.f);
+  if (op == B_POW) for (auto& v : af) v = std::fabs(v) + 0.1f;
+  std::vector<T> a(R * C), b(C), out(R * C);
+  for (size_t i = 0; i < a.size(); i++) a[i] = fromD<T>(af[i]);
+  for (size_t i = 0; i < b.size(); i++) b[i] = fromD<T>(bf[i]);
+  Layout L = contiguousLayout({R, C}, 3);
+  L.stride[1][0] = 1; L.stride[1][1] = R;  // a stored column-major: element (i, j) at j·R + i
+  L.stride[2][0] = 0; L.stride[2][1] = 1;  // b broadcast along rows
+  emu::launch(dim3(5), dim3(64), K<T>::binary, L, op, (const T*)a.data(), (const T*)b.data(), out.data());
+  std::vector<double> want(R * C);
+  for (int64_t i = 0; i < R; i++)
+    for (int64_t j = 0; j < C; j++) want[i * C + j] = roundRef<T>(ref(toF(a[j * R + i]), toF(b[j])));
+  checkAll(out, want, atol, rtol, std::string("binary ") + name + " (transposed a, broadcast b)");
+}
+
+template <typename T>
+static void testUnary(int op, const char* name, const std::function<double(double)>& ref, float lo, float hi, double atol, double rtol) {
+  const int64_t n = 3001;
+  std::uniform_real_distribution<float> ud(lo, hi);
+  std::vector<T> x(n), out(n);
+  for (auto& v : x) v = fromD<T>(ud(rng));
+  // Non-contiguous input: every other element of a 2n buffer, read backwards through an offset.
+  std::vector<T> wide(2 * n);
+  for (int64_t i = 0; i < n; i++) wide[2 * (n - 1 - i)] = x[i];
+  Layout L = contiguousLayout({n}, 2);
+  L.stride[1][0] = -2; L.offset[1] = 2 * (n - 1);
+  emu::launch(dim3(7), dim3(96), K<T>::unary, L, op, (const T*)wide.data(), out.data());
+  std::vector<double> want(n);
+  for (int64_t i = 0; i < n; i++) want[i] = roundRef<T>(ref(toF(x[i])));
+  checkAll(out, want, atol, rtol, std::string("unary ") + name + " (negative stride)");
+}
+
+static void testElementwise() {
+  // Exact ops are bit-exact: add/mul/sub/div of floats are single IEEE operations in float.
+  testBinaryBroadcast<float>(B_ADD, "add f32", [](double a, double b) { return (float)a + (float)b; }, 0, 0);
+  testBinaryBroadcast<float>(B_DIV, "div f32", [](double a, double b) { return (float)a / (float)b; }, 0, 0);
+  testBinaryBroadcast<f16>(B_MUL, "mul f16", [](double a, double b) { return (float)a * (float)b; }, 0, 0);
+  testBinaryBroadcast<bf16>(B_SUB, "sub bf16", [](double a, double b) { return (float)a - (float)b; }, 0, 0);
+  testBinaryBroadcast<float>(B_REM, "remainder f32 (divisor's sign)", [](double a, double b) { double m = std::fmod(a, b); return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m; }, 1e-6, 1e-6);
+  // libm transcendental functions: f32 within 2 ulp of the double reference.
+  testBinaryBroadcast<float>(B_POW, "pow f32", [](double a, double b) { return std::pow(a, b); }, 0, 2.5e-7);
+  testBinaryBroadcast<float>(B_ATAN2, "atan2 f32", [](double a, double b) { return std::atan2(a, b); }, 1e-7, 2.5e-7);
+  testUnary<float>(U_EXP, "exp f32", [](double x) { return std::exp(x); }, -20, 20, 0, 2.5e-7);
+  testUnary<float>(U_TANH, "tanh f32", [](double x) { return std::tanh(x); }, -5, 5, 1e-7, 2.5e-7);
+  testUnary<float>(U_ERF, "erf f32", [](double x) { return std::erf(x); }, -4, 4, 1e-7, 2.5e-7);
+  testUnary<float>(U_ROUND, "round f32 (half to even)", [](double x) { return std::nearbyint(x); }, -10, 10, 0, 0);
+  // Half types: computed in float and rounded once, so within rounding of the double reference (1 half ulp ≈ 1e-3 rel).
+  testUnary<f16>(U_SIGMOID, "sigmoid f16", [](double x) { return 1 / (1 + std::exp(-x)); }, -8, 8, 1e-4, 1e-3);
+  testUnary<bf16>(U_LOG, "log bf16", [](double x) { return std::log(x); }, 0.01f, 100, 0, 8e-3);
+
+  // NaN semantics: maximum propagates NaN, relu keeps it, sign of NaN is NaN, int ops wrap.
+  std::vector<float> a = {1, NAN, -3, 0}, b = {NAN, 2, -4, -0.f}, o(4);
+  Layout L = contiguousLayout({4}, 3);
+  emu::launch(dim3(1), dim3(32), ck_binary_f32, L, (int)B_MAX, (const float*)a.data(), (const float*)b.data(), o.data());
+  check(std::isnan(o[0]) && std::isnan(o[1]) && o[2] == -3, "maximum propagates NaN");
+  emu::launch(dim3(1), dim3(32), ck_unary_f32, L, (int)U_RELU, (const float*)a.data(), o.data());
+  check(o[0] == 1 && std::isnan(o[1]) && o[2] == 0, "relu keeps NaN");
+  std::vector<int32_t> ia = {-2147483647 - 1, 7, -7, 3}, ib = {-1, -3, 3, 0}, io(4);
+  emu::launch(dim3(1), dim3(32), ck_binary_i32, L, (int)B_REM, (const int32_t*)ia.data(), (const int32_t*)ib.data(), io.data());
+  check(io[0] == 0 && io[1] == -2 && io[2] == 2, "int remainder takes the divisor's sign");
+  emu::launch(dim3(1), dim3(32), ck_unary_i32, L, (int)U_NEG, (const int32_t*)ia.data(), io.data());
+  check(io[0] == -2147483647 - 1 && io[1] == -7, "int neg wraps at -2^31");
+  std::vector<uint8_t> cmp(4);
+  emu::launch(dim3(1), dim3(32), ck_compare_f32, L, (int)C_NE, (const float*)a.data(), (const float*)a.data(), cmp.data());
+  check(cmp[0] == 0 && cmp[1] == 1 && cmp[3] == 0, "NaN != NaN, x == x otherwise");
+}
+
+/** Sum/max over axes {0, 2} of x [A, B, C] read through a permuted layout; out [B] strided by 3. */
+template <typename T>
+static void testReduce(int op, const char* name, double atol, double rtol) {
+  const int64_t A = 5, B = 19, C = 301;
+  std::vector<float> xf = randn(A * B * C);
+  std::vector<T> x(A * B * C);
+  for (size_t i = 0; i < x.size(); i++) x[i] = fromD<T>(xf[i]);
+  // Storage order [C, A, B]: element (a, b, c) lives at c·A·B + a·B + b.
+  ReduceLayout L{};
+  L.outer = B; L.inner = A * C;
+  L.outerDims = 1; L.outerShape[0] = B; L.outerStrideX[0] = 1; L.outerStrideOut[0] = 3;
+  L.innerDims = 2; L.innerShape[0] = A; L.innerStrideX[0] = B; L.innerShape[1] = C; L.innerStrideX[1] = A * B;
+  std::vector<T> out(3 * B);
+  emu::launch(dim3(4), dim3(REDUCE_THREADS), K<T>::reduce, L, op, (const T*)x.data(), out.data());
+  check(emu::barriersPassed > 0, std::string("reduce ") + name + ": the tree reduction passed real barriers");
+  std::vector<T> got(B);
+  std::vector<double> want(B);
+  for (int64_t bi = 0; bi < B; bi++) {
+    double acc = op == R_SUM ? 0 : -INFINITY;
+    for (int64_t a = 0; a < A; a++)
+      for (int64_t c = 0; c < C; c++) {
+        double v = toF(x[c * A * B + a * B + bi]);
+        acc = op == R_SUM ? acc + v : std::max(acc, v);
+      }
+    want[bi] = roundRef<T>(acc);
+    got[bi] = out[3 * bi];
+  }
+  checkAll(got, want, atol, rtol, std::string("reduce ") + name + " over axes {0,2} of a permuted [5,19,301]");
+}
+
+static void testReduceEdges() {
+  // max propagates NaN, argmax takes the first NaN / first of ties, empty sum is 0, int sums wrap.
+  std::vector<float> x = {1, 5, 5, NAN, 2, NAN, 7, 7};
+  ReduceLayout L{};
+  L.outer = 1; L.inner = 8; L.outerDims = 0; L.innerDims = 1; L.innerShape[0] = 8; L.innerStrideX[0] = 1;
+  float out = 0;
+  emu::launch(dim3(1), dim3(4), ck_reduce_f32, L, (int)R_MAX, (const float*)x.data(), &out);
+  check(std::isnan(out), "reduce max propagates NaN");
+  int32_t idx = -1;
+  emu::launch(dim3(1), dim3(4), ck_argreduce_f32, L, (int)A_MAX, (const float*)x.data(), &idx);
+  check(idx == 3, "argmax: the first NaN wins");
+  L.inner = 3; L.innerShape[0] = 3;
+  emu::launch(dim3(1), dim3(2), ck_argreduce_f32, L, (int)A_MAX, (const float*)x.data(), &idx);
+  check(idx == 1, "argmax: ties go to the lower index");
+  std::vector<float> y = {3, -1, 4, -1, 5};
+  L.inner = 5; L.innerShape[0] = 5;
+  emu::launch(dim3(1), dim3(4), ck_argreduce_f32, L, (int)A_MIN, (const float*)y.data(), &idx);
+  check(idx == 1, "argmin: first of equal minima");
+  L.inner = 0; L.innerShape[0] = 0;
+  out = 9;
+  emu::launch(dim3(1), dim3(32), ck_reduce_f32, L, (int)R_SUM, (const float*)x.data(), &out);
+  check(out == 0, "empty sum is 0");
+  std::vector<int32_t> big = {2147483647, 1, 5};
+  int32_t s = 0;
+  L.inner = 3; L.innerShape[0] = 3;
+  emu::launch(dim3(1), dim3(2), ck_reduce_i32, L, (int)R_SUM, (const int32_t*)big.data(), &s);
+  check(s == (int32_t)(-2147483647 - 1 + 5), "int32 sum wraps");
+}
+
+/** The float-only families. */
+template <typename T> struct KF32;
+#define CK_TEST_KF(sfx, T)                                          \
+  template <> struct KF32<T> {                                      \
+    static constexpr auto softmax = ck_softmax_##sfx;               \
+    static constexpr auto crossentropy = ck_crossentropy_##sfx;     \
+    static constexpr auto unscale = ck_unscale_##sfx;               \
+    static constexpr auto adam = ck_adam_##sfx;                     \
+    static constexpr auto matmul = ck_matmul_##sfx;                 \
+  };
+CK_FOR_FLOATS(CK_TEST_KF)
+
+template <typename T>
+static void testSoftmax(bool logMode, double atol, double rtol, const char* name) {
+  // x [R, D] stored [D, R] (softmax dim strided by R); out contiguous [R, D].
+  const int64_t R = 11, D = 517;
+  std::vector<float> xf = randn(R * D, 3.f);
+  std::vector<T> x(R * D), out(R * D);
+  for (size_t i = 0; i < x.size(); i++) x[i] = fromD<T>(xf[i]);
+  ReduceLayout L{};
+  L.outer = R; L.inner = D;
+  L.outerDims = 1; L.outerShape[0] = R; L.outerStrideX[0] = 1; L.outerStrideOut[0] = D;
+  L.innerDims = 1; L.innerShape[0] = D; L.innerStrideX[0] = R;
+  emu::launch(dim3(3), dim3(128), KF32<T>::softmax, L, (int64_t)1, (int)logMode, (const T*)x.data(), out.data());
+  std::vector<double> want(R * D);
+  for (int64_t r = 0; r < R; r++) {
+    double m = -INFINITY, s = 0;
+    for (int64_t d = 0; d < D; d++) m = std::max(m, toF(x[d * R + r]));
+    for (int64_t d = 0; d < D; d++) s += std::exp(toF(x[d * R + r]) - m);
+    for (int64_t d = 0; d < D; d++) {
+      double v = toF(x[d * R + r]) - m;
+      want[r * D + d] = roundRef<T>(logMode ? v - std::log(s) : std::exp(v) / s);
+    }
+  }
+  checkAll(out, want, atol, rtol, name);
+}
+
+static void testCrossEntropy() {
+  const int64_t N = 9, C = 300;
+  std::vector<float> x = randn(N * C, 2.f), out(N);
+  std::vector<int32_t> t = {0, 299, 5, -100, 17, 300, 42, 7, 100};
+  CrossEntropyArgs a{};
+  a.rows = N; a.classes = C; a.xRowStride = C; a.xClassStride = 1;
+  a.tStride = 1; a.outStride = 1; a.ignoreIndex = -100; a.labelSmoothing = 0.1f;
+  emu::launch(dim3(4), dim3(64), ck_crossentropy_f32, a, (const float*)x.data(), (const int32_t*)t.data(), out.data());
+  std::vector<double> want(N);
+  for (int64_t i = 0; i < N; i++) {
+    if (t[i] == -100) { want[i] = 0; continue; }
+    if (t[i] < 0 || t[i] >= C) { want[i] = NAN; continue; }
+    double m = -INFINITY, s = 0, tot = 0;
+    for (int64_t c = 0; c < C; c++) m = std::max(m, (double)x[i * C + c]);
+    for (int64_t c = 0; c < C; c++) { s += std::exp(x[i * C + c] - m); tot += x[i * C + c]; }
+    want[i] = m + std::log(s) - 0.9 * x[i * C + t[i]] - (0.1 / C) * tot;
+  }
+  checkAll(out, want, 1e-5, 1e-5, "crossEntropy f32 (label smoothing 0.1, ignoreIndex, out-of-range target → NaN)");
+}
+
+/** GS-6: found-inf is set by any Inf/NaN and never cleared; values are scaled (exactly, by 2^-k). */
+template <typename T>
+static void testUnscale(const char* name) {
+  std::vector<float> vf = randn(1000, 100.f);
+  std::vector<T> g(vf.size());
+  for (size_t i = 0; i < g.size(); i++) g[i] = fromD<T>(vf[i]);
+  std::vector<T> orig = g;
+  float found = 0, inv = 1.f / 1024.f;
+  emu::launch(dim3(3), dim3(64), KF32<T>::unscale, (int64_t)g.size(), g.data(), &found, (const float*)&inv);
+  std::vector<double> want(g.size());
+  for (size_t i = 0; i < g.size(); i++) want[i] = roundRef<T>(toF(orig[i]) / 1024.0);
+  checkAll(g, want, 0, 0, std::string(name) + ": finite grads unscaled exactly");
+  check(found == 0.f, std::string(name) + ": finite grads leave foundInf at 0");
+  g[500] = fromD<T>(INFINITY);
+  g[10] = fromD<T>(NAN);
+  emu::launch(dim3(3), dim3(64), KF32<T>::unscale, (int64_t)g.size(), g.data(), &found, (const float*)&inv);
+  check(found == 1.f && std::isnan(toF(g[10])) && std::isinf(toF(g[500])), std::string(name) + ": Inf/NaN set foundInf, stay Inf/NaN");
+  std::vector<T> fine(10, fromD<T>(1.0));
+  emu::launch(dim3(1), dim3(32), KF32<T>::unscale, (int64_t)fine.size(), fine.data(), &found, (const float*)&inv);
+  check(found == 1.f, std::string(name) + ": foundInf is never cleared");
+}
+
+/** a [batch, M, K] (read transposed, as K-major storage) @ b [K, N] broadcast over batches; out strided. */
+template <typename T>
+static void testMatmul(const char* name, double atol, double rtol) {
+  const int64_t Bt = 3, M = 70, N = 65, K = 37;
+  std::vector<float> af = randn(Bt * M * K), bf = randn(K * N);
+  std::vector<T> a(af.size()), b(bf.size()), out(Bt * M * N * 2);
+  for (size_t i = 0; i < a.size(); i++) a[i] = fromD<T>(af[i]);
+  for (size_t i = 0; i < b.size(); i++) b[i] = fromD<T>(bf[i]);
+  MatmulArgs g{};
+  g.batch = Bt; g.m = M; g.n = N; g.k = K;
+  g.aSb = M * K; g.aSm = 1; g.aSk = M;     // each batch of a stored [K, M]
+  g.bSb = 0; g.bSk = N; g.bSn = 1;          // b shared by every batch
+  g.oSb = M * N * 2; g.oSm = N * 2; g.oSn = 2;  // out written every other element
+  dim3 grid((unsigned)((N + MM_TILE - 1) / MM_TILE), (unsigned)((M + MM_TILE - 1) / MM_TILE), (unsigned)Bt);
+  emu::launch(grid, dim3(MM_THREADS), KF32<T>::matmul, g, (const T*)a.data(), (const T*)b.data(), out.data());
+  std::vector<T> got(Bt * M * N);
+  std::vector<double> want(Bt * M * N);
+  for (int64_t z = 0; z < Bt; z++)
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t j = 0; j < N; j++) {
+        double acc = 0;
+        for (int64_t k = 0; k < K; k++) acc += toF(a[z * M * K + k * M + i]) * toF(b[k * N + j]);
+        want[(z * M + i) * N + j] = roundRef<T>(acc);
+        got[(z * M + i) * N + j] = out[z * M * N * 2 + i * N * 2 + j * 2];
+      }
+  checkAll(got, want, atol, rtol, std::string("tiled matmul ") + name + " [3,70,37]@[37,65], partial tiles, transposed a, broadcast b, strided out");
+}
+
+static void testMatmulInt() {
+  const int64_t M = 17, N = 70, K = 20;
+  std::vector<int32_t> a(M * K), b(K * N), out(M * N);
+  std::uniform_int_distribution<int32_t> d(-100000, 100000);
+  for (auto& v : a) v = d(rng);
+  for (auto& v : b) v = d(rng);
+  MatmulArgs g{};
+  g.batch = 1; g.m = M; g.n = N; g.k = K;
+  g.aSm = K; g.aSk = 1; g.bSk = N; g.bSn = 1; g.oSm = N; g.oSn = 1;
+  emu::launch(dim3(2, 1, 1), dim3(MM_THREADS), ck_matmul_i32, g, (const int32_t*)a.data(), (const int32_t*)b.data(), out.data());
+  bool ok = true;
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) {
+      uint32_t acc = 0;
+      for (int64_t k = 0; k < K; k++) acc += (uint32_t)a[i * K + k] * (uint32_t)b[k * N + j];
+      if (out[i * N + j] != (int32_t)acc) ok = false;
+    }
+  check(ok, "tiled matmul i32 wraps exactly like 32-bit integer arithmetic");
+}
+
+static void testAdam() {
+  const int64_t n = 777;
+  std::vector<float> p = randn(n), g = randn(n), m = randn(n, 0.1f), v(n), vmax(n);
+  for (int64_t i = 0; i < n; i++) { v[i] = std::fabs(randn(1, 0.01f)[0]); vmax[i] = i % 2 ? v[i] * 2 : 0; }
+  std::vector<float> p0 = p, m0 = m, v0 = v, vmax0 = vmax;
+  AdamArgs a{};
+  a.n = n; a.oneMinusBeta1 = 0.1f; a.beta2 = 0.999f; a.oneMinusBeta2 = 0.001f; a.eps = 1e-8f; a.weightDecay = 0.01f; a.decayFactor = (float)(1 - 1e-3 * 0.01);
+  a.decoupled = 1; a.maximize = 0; a.amsgrad = 1;
+  const int step = 3;
+  a.stepSize = (float)(1e-3 / (1 - std::pow(0.9, step)));
+  a.biasCorrection2Sqrt = (float)std::sqrt(1 - std::pow(0.999, step));
+  emu::launch(dim3(2), dim3(128), ck_adam_f32, a, p.data(), (const float*)g.data(), m.data(), v.data(), vmax.data());
+  std::vector<double> wp(n), wm(n), wv(n);
+  for (int64_t i = 0; i < n; i++) {
+    double pp = p0[i] * (1 - 1e-3 * 0.01);
+    double mm = m0[i] + 0.1 * (g[i] - m0[i]);
+    double vv = v0[i] * 0.999 + 0.001 * g[i] * g[i];
+    double vm = std::max((double)vmax0[i], vv);
+    wm[i] = mm; wv[i] = vv;
+    wp[i] = pp - a.stepSize * mm / (std::sqrt(vm) / a.biasCorrection2Sqrt + 1e-8);
+  }
+  checkAll(p, wp, 1e-7, 1e-5, "adamw f32 (decoupled decay, amsgrad) parameter");
+  checkAll(m, wm, 1e-7, 1e-5, "adamw f32 first moment");
+  checkAll(v, wv, 1e-9, 1e-5, "adamw f32 second moment");
+}
+
+static void testIndexingAndRandom() {
+  // gather and scatterAdd on [2, 4, 3] with duplicate indices.
+  std::vector<float> x(2 * 4 * 3), out(2 * 2 * 3), target(2 * 4 * 3, 0.f);
+  for (size_t i = 0; i < x.size(); i++) x[i] = (float)i;
+  std::vector<int32_t> index = {3, 0, 1, 3, 3, 2, 0, 0, 0, 1, 2, 3};
+  IndexArgs a{};
+  a.n0 = 2; a.n1 = 2; a.n2 = 3;
+  a.is0 = 6; a.is1 = 3; a.is2 = 1;
+  a.xs0 = 12; a.xs1 = 3; a.xs2 = 1;
+  a.os0 = 6; a.os1 = 3; a.os2 = 1;
+  emu::launch(dim3(1), dim3(32), ck_gather_w4, a, (const uint32_t*)x.data(), (const int32_t*)index.data(), (uint32_t*)out.data());
+  bool ok = true;
+  for (int i0 = 0; i0 < 2; i0++)
+    for (int i1 = 0; i1 < 2; i1++)
+      for (int i2 = 0; i2 < 3; i2++)
+        if (out[i0 * 6 + i1 * 3 + i2] != x[i0 * 12 + index[i0 * 6 + i1 * 3 + i2] * 3 + i2]) ok = false;
+  check(ok, "gather along dim 1");
+  std::vector<float> src(12, 1.5f);
+  emu::launch(dim3(1), dim3(32), ck_scatteradd_f32, a, target.data(), (const int32_t*)index.data(), (const float*)src.data());
+  check(target[0 * 12 + 3 * 3 + 0] == 3.f && target[12 + 0 * 3 + 0] == 1.5f && target[12 + 0 * 3 + 1] == 1.5f, "scatterAdd accumulates duplicate indices");
+
+  // Philox4x32-10 known answers (Random123's kat_vectors), then the stream layout.
+  uint32_t w[4];
+  philox(0, 0, 0, 0, 0, 0, w);
+  check(w[0] == 0x6627e8d5u && w[1] == 0xe169c58du && w[2] == 0xbc57ac4cu && w[3] == 0x9b00dbd8u, "philox4x32-10 KAT (zeros)");
+  philox(0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u, 0xa4093822u, 0x299f31d0u, w);
+  check(w[0] == 0xd16cfe09u && w[1] == 0x94fdccebu && w[2] == 0x5001e420u && w[3] == 0x24126ea1u, "philox4x32-10 KAT (pi digits)");
+  RandomArgs r{};
+  r.n = 10; r.k0 = 42; r.k1 = 0; r.offset = 0xffffffffull; r.kind = 0;
+  std::vector<float> u(10);
+  emu::launch(dim3(1), dim3(32), ck_random, r, (void*)u.data());
+  philox(0xffffffffu, 0, 0, 0, 42, 0, w);
+  uint32_t w2[4];
+  philox(0, 1, 0, 0, 42, 0, w2);  // the next counter carries into the second word
+  check(u[1] == (float)(w[1] >> 8) / 16777216.f && u[6] == (float)(w2[2] >> 8) / 16777216.f, "random: element i is word i%4 of block offset+i/4, counter carries");
+  r.kind = 1; r.low = -5; r.range = 10;
+  std::vector<int32_t> ri(10);
+  emu::launch(dim3(1), dim3(32), ck_random, r, (void*)ri.data());
+  check(ri[1] == -5 + (int32_t)(((uint64_t)w[1] * 10) >> 32), "randint: low + floor(bits·range / 2^32)");
+}
+
+/** A kernel whose barrier is skipped by some threads must be reported, not silently run. */
+__global__ void divergentKernel(int* out) {
+  if (threadIdx.x < 3) __syncthreads();
+  out[threadIdx.x] = 1;
+}
+/** Threads exchange values through shared memory: wrong unless the barrier orders writes before reads. */
+__global__ void rotateKernel(const int* in, int* out) {
+  __shared__ int s[64];
+  s[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = s[(threadIdx.x + 1) % blockDim.x];
+}
+
+static void testEmulation() {
+  std::vector<int> in(64), out(64);
+  for (int i = 0; i < 64; i++) in[i] = i * 7;
+  emu::launch(dim3(1), dim3(64), rotateKernel, (const int*)in.data(), out.data());
+  bool ok = true;
+  for (int i = 0; i < 64; i++) ok = ok && out[i] == in[(i + 1) % 64];
+  check(ok && emu::barriersPassed == 1, "emulation: a barrier orders shared-memory writes before reads");
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen("/dev/null", "w", stderr);
+    std::vector<int> o(8);
+    emu::launch(dim3(1), dim3(8), divergentKernel, o.data());
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  check(WIFSIGNALED(status), "emulation: a divergent __syncthreads aborts the launch");
+}
+
+int main() {
+  testEmulation();
+  testConversions();
+  testElementwise();
+  testReduce<float>(R_SUM, "sum f32", 1e-5, 1e-5);
+  testReduce<bf16>(R_SUM, "sum bf16 (f32 accumulation, one rounding)", 0, 8e-3);
+  testReduce<f16>(R_MAX, "max f16", 0, 0);
+  testReduceEdges();
+  testSoftmax<float>(false, 1e-7, 1e-5, "softmax f32, strided dim [11,517]");
+  testSoftmax<float>(true, 1e-5, 1e-5, "logSoftmax f32, strided dim [11,517]");
+  testSoftmax<f16>(false, 1e-6, 1e-3, "softmax f16 (f32 math, one rounding)");
+  testSoftmax<bf16>(true, 1e-3, 8e-3, "logSoftmax bf16 (f32 math, one rounding)");
+  testCrossEntropy();
+  testUnscale<float>("unscale f32");
+  testUnscale<f16>("unscale f16");
+  testUnscale<bf16>("unscale bf16");
+  testMatmul<float>("f32", 1e-5, 1e-5);
+  testMatmul<f16>("f16 (f32 accumulation)", 1e-3, 1e-3);
+  testMatmul<bf16>("bf16 (f32 accumulation)", 1e-2, 8e-3);
+  testMatmulInt();
+  testAdam();
+  testIndexingAndRandom();
+  printf("kernel tests (CPU emulation): %d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
