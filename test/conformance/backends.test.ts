@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
-import { availableDevices } from '@core/tensor';
+import { availableDevices, getBackend } from '@core/tensor';
 import { describeConformance } from '@core/conformance/vitest';
 
 /** The expectations file of a backend, kept with the suite (absent: every case must pass). */
@@ -13,8 +13,11 @@ function expectationsFor(type: string): string | undefined {
   return existsSync(path) ? path : undefined;
 }
 
+// The cpu backend as users get it: WebAssembly SIMD kernels on (cpu-typescript.test.ts runs it with them off).
 describeConformance(async () => {
   await import('@core/backend-cpu');
+  const wasm = (getBackend('cpu') as { wasm?: { active: boolean; failure: string | null } | null }).wasm;
+  if (!wasm?.active) throw new Error(`the cpu backend's wasm kernels are not running: ${wasm?.failure ?? 'disabled'}`);
   return 'cpu';
 }, { name: 'cpu', expectations: expectationsFor('cpu'), strict: true });
 

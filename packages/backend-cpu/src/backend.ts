@@ -1,6 +1,8 @@
 import type { Backend, Capabilities, DTypeName, DTypeSupport, FusedKernels, HostArray, Kernels, MemoryStats } from '@core/tensor';
 import { CpuFused, CpuKernels } from './kernels/index.js';
 import { bytesPerElement, CpuStorage, isArrayFor } from './storage.js';
+import { wasmFused, wasmKernels } from './wasm/kernels.js';
+import { WasmRuntime } from './wasm/runtime.js';
 
 export { CpuStorage } from './storage.js';
 
@@ -21,12 +23,53 @@ const CAPABILITIES: Capabilities = {
   pinnedMemory: false,
 };
 
-/** Options of `createCpuBackend`: swap in other kernel implementations over the same storage. */
+/** Options of `createCpuBackend`. */
 export interface CpuBackendOptions {
-  /** Replace the TypeScript kernels, e.g. with WebAssembly ones. */
+  /**
+   * Run the hot float32 kernels (matmul, common elementwise ops, sums, softmax) in WebAssembly
+   * SIMD, on worker threads where SharedArrayBuffer is available, with tensors stored in wasm
+   * memory. Default: on, unless the environment variable CORE_CPU_WASM is '0'. Ignored when
+   * `kernels` is given. Everything else runs the TypeScript kernels either way.
+   */
+  readonly wasm?: boolean;
+  /** Threads for the wasm kernels, this one included. Default: the machine's cores, at most 8. */
+  readonly threads?: number;
+  /**
+   * false: keep wasm tensors in a plain (non-shared) memory and run on one thread, which is what
+   * pages without cross-origin isolation get. Default: shared wherever SharedArrayBuffer exists.
+   */
+  readonly sharedMemory?: boolean;
+  /** Replace the kernels wholesale (the storage stays plain host arrays). */
   readonly kernels?: Kernels<CpuStorage>;
-  /** Replace the fused kernels (softmax, logSoftmax); default: CpuFused. */
+  /** Replace the fused kernels (softmax, logSoftmax, …); default: CpuFused. */
   readonly fused?: Partial<FusedKernels<CpuStorage>>;
+}
+
+/** How the wasm kernels of a CPU backend run. */
+export interface CpuWasmInfo {
+  /** True once the kernels module runs (in browsers it compiles asynchronously after creation). */
+  readonly active: boolean;
+  /** Threads that run large kernels, this one included. */
+  readonly threads: number;
+  /** Whether the wasm memory is shared (SharedArrayBuffer), which worker threads need. */
+  readonly shared: boolean;
+  /** Why the kernels are not running, when they are not. */
+  readonly failure: string | null;
+  /** Resolves once the kernels module has started or failed. */
+  readonly ready: Promise<void>;
+}
+
+/** The CPU backend object: a `Backend` plus what it says about its wasm kernels. */
+export interface CpuBackend extends Backend<CpuStorage> {
+  /** The wasm kernels' state, or null when the backend runs TypeScript kernels only. */
+  readonly wasm: CpuWasmInfo | null;
+}
+
+function wasmWanted(options: CpuBackendOptions): boolean {
+  if (options.kernels) return false;
+  if (options.wasm !== undefined) return options.wasm;
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return env?.CORE_CPU_WASM !== '0' && typeof WebAssembly === 'object';
 }
 
 function checkDevice(index: number, what: string): void {
@@ -34,7 +77,8 @@ function checkDevice(index: number, what: string): void {
 }
 
 /** The CPU backend: storage is host typed arrays and every kernel runs synchronously. */
-export function createCpuBackend(options: CpuBackendOptions = {}): Backend<CpuStorage> {
+export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
+  const runtime = wasmWanted(options) ? new WasmRuntime({ threads: options.threads, sharedMemory: options.sharedMemory }) : null;
   // Storages this instance allocated and has not freed: catches double frees and foreign storages.
   const live = new Set<CpuStorage>();
   let allocatedBytes = 0;
@@ -64,7 +108,7 @@ export function createCpuBackend(options: CpuBackendOptions = {}): Backend<CpuSt
       if (bytes > MAX_BUFFER_BYTES) {
         throw new RangeError(`cpu alloc: ${numel} ${dtype} elements need ${bytes} bytes, more than the ${MAX_BUFFER_BYTES} a buffer may hold`);
       }
-      const storage = new CpuStorage(dtype, numel);
+      const storage = new CpuStorage(dtype, numel, runtime?.heap);
       live.add(storage);
       allocatedBytes += storage.byteLength;
       return storage;
@@ -106,10 +150,25 @@ export function createCpuBackend(options: CpuBackendOptions = {}): Backend<CpuSt
 
     memoryStats(index: number): MemoryStats {
       checkDevice(index, 'memoryStats');
-      return { allocatedBytes, allocations: live.size, reservedBytes: allocatedBytes };
+      // With the wasm kernels, reserved is the wasm heap in use (live and cached free blocks, thread scratch).
+      return { allocatedBytes, allocations: live.size, reservedBytes: runtime ? runtime.heap.stats().reservedBytes : allocatedBytes };
     },
 
-    kernels: options.kernels ?? CpuKernels,
-    fused: options.fused ?? CpuFused,
+    kernels: options.kernels ?? (runtime ? wasmKernels(runtime, CpuKernels) : CpuKernels),
+    fused: runtime ? wasmFused(runtime, { ...CpuFused, ...options.fused }) : (options.fused ?? CpuFused),
+
+    wasm: runtime && {
+      get active() {
+        return runtime.active;
+      },
+      get threads() {
+        return runtime.threads;
+      },
+      shared: runtime.heap.shared,
+      get failure() {
+        return runtime.failure;
+      },
+      ready: runtime.ready,
+    },
   };
 }

@@ -1,5 +1,6 @@
 /**
- * The CPU backend in TypeScript, for Node and browsers. Importing the package registers the 'cpu'
+ * The CPU backend for Node and browsers: WebAssembly SIMD kernels on worker threads for the hot
+ * float32 ops, TypeScript kernels for everything else. Importing the package registers the 'cpu'
  * device with @core/tensor.
  *
  * @module \@core/backend-cpu
@@ -10,6 +11,6 @@ import { createCpuBackend } from './backend.js';
 
 registerBackend({ name: 'cpu', priority: 100, create: () => createCpuBackend() });
 
-export { createCpuBackend, type CpuBackendOptions } from './backend.js';
+export { createCpuBackend, type CpuBackend, type CpuBackendOptions, type CpuWasmInfo } from './backend.js';
 export { CpuStorage, type CpuArray } from './storage.js';
 export { CpuKernels, CpuFused } from './kernels/index.js';

@@ -1,4 +1,5 @@
 import { DTYPES, hostArrayFor, type DTypeName } from '@core/tensor';
+import type { WasmHeap } from './wasm/heap.js';
 
 /** The host array behind a CPU storage: the dtype's HostArray (half types hold their 16-bit bit patterns). */
 export type CpuArray = Float32Array | Float64Array | Int32Array | Uint16Array | Uint8Array;
@@ -27,7 +28,24 @@ export function isArrayFor(dtype: DTypeName, data: unknown): boolean {
   }
 }
 
-/** One allocation of the CPU backend: a host typed array plus its dtype and length. */
+/** Typed-array constructors by dtype, for views into wasm memory. */
+function viewOf(dtype: DTypeName, buffer: ArrayBufferLike, address: number, length: number): CpuArray {
+  switch (dtype) {
+    case 'float32': return new Float32Array(buffer, address, length);
+    case 'float64': return new Float64Array(buffer, address, length);
+    case 'int32': return new Int32Array(buffer, address, length);
+    case 'float16':
+    case 'bfloat16': return new Uint16Array(buffer, address, length);
+    case 'bool': return new Uint8Array(buffer, address, length);
+    default: throw new TypeError(`cpu: unknown dtype '${String(dtype)}'`);
+  }
+}
+
+/**
+ * One allocation of the CPU backend: a host typed array plus its dtype and length. With the wasm
+ * kernels on, the array is a view into the wasm heap (`address` is its byte address there), so
+ * kernels in WebAssembly and in TypeScript work on the same bytes; otherwise it is a plain array.
+ */
 export class CpuStorage {
   /** The element type. */
   readonly dtype: DTypeName;
@@ -35,19 +53,31 @@ export class CpuStorage {
   readonly numel: number;
   /** The size in bytes (numel × itemsize). */
   readonly byteLength: number;
+  /** Byte address in the wasm heap, or -1 for a plain host array. */
+  readonly address: number;
   private array: CpuArray | null;
+  private readonly heap: WasmHeap | null;
 
-  constructor(dtype: DTypeName, numel: number) {
+  constructor(dtype: DTypeName, numel: number, heap?: WasmHeap) {
     this.dtype = dtype;
     this.numel = numel;
     this.byteLength = numel * bytesPerElement(dtype);
-    this.array = allocArray(dtype, numel);
+    const address = heap ? heap.alloc(this.byteLength) : -1;
+    this.address = address;
+    this.heap = address >= 0 ? heap! : null;
+    // Heap blocks are recycled without clearing (like torch.empty); plain arrays start zeroed.
+    this.array = this.heap ? viewOf(dtype, this.heap.memory.buffer, address, numel) : allocArray(dtype, numel);
   }
 
   /** The host array; throws once the storage has been freed, so use-after-free fails loudly. */
   get data(): CpuArray {
-    if (this.array === null) throw new Error(`cpu: ${this.dtype} storage of ${this.numel} elements used after free()`);
-    return this.array;
+    const array = this.array;
+    if (array === null) throw new Error(`cpu: ${this.dtype} storage of ${this.numel} elements used after free()`);
+    // A plain (non-shared) wasm memory detaches its buffer when it grows: re-view the new one.
+    if (this.heap !== null && array.buffer !== this.heap.memory.buffer) {
+      return (this.array = viewOf(this.dtype, this.heap.memory.buffer, this.address, this.numel));
+    }
+    return array;
   }
 
   /** True after `release()`. */
@@ -55,8 +85,9 @@ export class CpuStorage {
     return this.array === null;
   }
 
-  /** Drops the array so its memory can be collected even while handles to the storage survive. */
+  /** Drops the array (and returns a heap block) so its memory can be reused even while handles to the storage survive. */
   release(): void {
+    if (this.array !== null && this.heap !== null) this.heap.free(this.address);
     this.array = null;
   }
 }

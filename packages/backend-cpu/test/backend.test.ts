@@ -77,7 +77,7 @@ describe('cpu backend: storage', () => {
   });
 
   it('tracks bytes and allocations, and frees exactly once', async () => {
-    const be = createCpuBackend();
+    const be = createCpuBackend({ wasm: false }); // plain arrays: reserved equals allocated
     expect(be.memoryStats(0)).toEqual({ allocatedBytes: 0, allocations: 0, reservedBytes: 0 });
     const a = be.alloc(0, 'float16', 10);
     const b = be.alloc(0, 'float64', 3);
@@ -92,6 +92,17 @@ describe('cpu backend: storage', () => {
     be.free(b);
     be.free(c);
     expect(be.memoryStats(0)).toEqual({ allocatedBytes: 0, allocations: 0, reservedBytes: 0 });
+  });
+
+  it('with wasm kernels, reserves the heap in use: at least the live bytes, kept when freed for reuse', () => {
+    const be = createCpuBackend();
+    const a = be.alloc(0, 'float32', 1000);
+    expect(a.address).toBeGreaterThan(0);
+    const { allocatedBytes, reservedBytes } = be.memoryStats(0);
+    expect(allocatedBytes).toBe(4000);
+    expect(reservedBytes).toBeGreaterThanOrEqual(allocatedBytes);
+    be.free(a);
+    expect(be.memoryStats(0)).toMatchObject({ allocatedBytes: 0, allocations: 0, reservedBytes });
   });
 
   it('refuses storages of another backend instance', () => {

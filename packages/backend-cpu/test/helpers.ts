@@ -6,7 +6,8 @@ import type { CpuStorage } from '../src/storage.js';
 
 export type Ref = TensorRef<CpuStorage>;
 
-export const backend = createCpuBackend();
+// These unit tests pin down the TypeScript reference kernels; test/wasm-*.test.ts checks the wasm ones against them.
+export const backend = createCpuBackend({ wasm: false });
 export const K = backend.kernels;
 
 /** Row-major strides for `shape`. */

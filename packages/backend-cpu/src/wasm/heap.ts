@@ -1,0 +1,150 @@
+// The WebAssembly memory that holds CPU tensors when the wasm kernels are on, and its allocator.
+// Blocks are 64-byte aligned. Freed blocks are kept by exact size (a training loop allocates the
+// same sizes every step); when the heap would have to grow, free neighbours are merged first and
+// the best-fitting merged block is split.
+
+const PAGE = 65536;
+const ALIGN = 64;
+
+/**
+ * Garbage collection pressure. Tensors are freed by finalizers, which run only after the JS
+ * engine collects their handles, and the engine collects on its own heap's growth and on
+ * external (ArrayBuffer) memory — it never sees bytes handed out inside a wasm memory. So every
+ * PRESSURE_BYTES handed out, the heap allocates and drops an ArrayBuffer of that size: the engine
+ * then counts wasm tensors as it counts typed arrays, and collects as often as it would for them.
+ * The buffer is never touched, so the OS never backs it with memory.
+ */
+const PRESSURE_BYTES = 8 << 20;
+
+/** Bytes of wasm memory reserved at address 0 (so no tensor lives at the null address). */
+const RESERVED = 1024;
+
+function alignUp(bytes: number): number {
+  return Math.ceil(Math.max(bytes, 1) / ALIGN) * ALIGN;
+}
+
+export interface HeapStats {
+  /** Bytes in live blocks. */
+  readonly liveBytes: number;
+  /** Bytes of wasm memory in use (live or cached free blocks). */
+  readonly reservedBytes: number;
+}
+
+export class WasmHeap {
+  readonly memory: WebAssembly.Memory;
+  /** True when the memory is a SharedArrayBuffer, so worker threads can run kernels on it. */
+  readonly shared: boolean;
+  private top = RESERVED;
+  private liveBytes = 0;
+  private readonly sizes = new Map<number, number>(); // live block address → size
+  private readonly freeBySize = new Map<number, number[]>();
+  private freeBytes = 0;
+  private readonly maxBytes: number;
+  private sincePressure = 0;
+
+  constructor(memory: WebAssembly.Memory, shared: boolean, maxPages: number) {
+    this.memory = memory;
+    this.shared = shared;
+    this.maxBytes = maxPages * PAGE;
+  }
+
+  /** The address of a new block of at least `bytes` bytes, or -1 when the heap cannot hold it. */
+  alloc(bytes: number): number {
+    const size = alignUp(bytes);
+    let address = this.takeFree(size);
+    if (address < 0 && this.top + size > this.memory.buffer.byteLength && this.freeBytes >= size) {
+      // Growing is the last resort: first merge free neighbours and reuse the best fit.
+      this.coalesce();
+      address = this.takeBestFit(size);
+    }
+    if (address < 0) address = this.bump(size);
+    if (address < 0) return -1;
+    this.sizes.set(address, size);
+    this.liveBytes += size;
+    this.sincePressure += size;
+    if (this.sincePressure >= PRESSURE_BYTES) {
+      this.sincePressure = 0;
+      void new ArrayBuffer(PRESSURE_BYTES);
+    }
+    return address;
+  }
+
+  /** Returns a block to the heap. */
+  free(address: number): void {
+    const size = this.sizes.get(address);
+    if (size === undefined) throw new Error(`cpu wasm heap: address ${address} is not a live block`);
+    this.sizes.delete(address);
+    this.liveBytes -= size;
+    this.pushFree(address, size);
+  }
+
+  stats(): HeapStats {
+    return { liveBytes: this.liveBytes, reservedBytes: this.top };
+  }
+
+  private pushFree(address: number, size: number): void {
+    const list = this.freeBySize.get(size);
+    if (list) list.push(address);
+    else this.freeBySize.set(size, [address]);
+    this.freeBytes += size;
+  }
+
+  private takeFree(size: number): number {
+    const list = this.freeBySize.get(size);
+    const address = list?.pop();
+    if (address === undefined) return -1;
+    if (list!.length === 0) this.freeBySize.delete(size);
+    this.freeBytes -= size;
+    return address;
+  }
+
+  /** Merges adjacent free blocks and gives a free block at the top back to the bump pointer. */
+  private coalesce(): void {
+    const blocks: [number, number][] = [];
+    for (const [size, list] of this.freeBySize) for (const address of list) blocks.push([address, size]);
+    blocks.sort((x, y) => x[0] - y[0]);
+    this.freeBySize.clear();
+    this.freeBytes = 0;
+    const merged: [number, number][] = [];
+    for (const block of blocks) {
+      const last = merged[merged.length - 1];
+      if (last && last[0] + last[1] === block[0]) last[1] += block[1];
+      else merged.push([block[0], block[1]]);
+    }
+    const last = merged[merged.length - 1];
+    if (last && last[0] + last[1] === this.top) {
+      this.top = last[0];
+      merged.pop();
+    }
+    for (const [address, size] of merged) this.pushFree(address, size);
+  }
+
+  private takeBestFit(size: number): number {
+    let best = -1;
+    for (const candidate of this.freeBySize.keys()) {
+      if (candidate >= size && (best < 0 || candidate < best)) best = candidate;
+    }
+    if (best < 0) return -1;
+    const address = this.takeFree(best);
+    if (best > size) this.pushFree(address + size, best - size);
+    return address;
+  }
+
+  private bump(size: number): number {
+    const end = this.top + size;
+    if (end > this.maxBytes) return -1;
+    const have = this.memory.buffer.byteLength;
+    if (end > have) {
+      // Grow by at least half the current size so growth stays amortised.
+      const want = Math.min(this.maxBytes, Math.max(end, have + (have >> 1)));
+      try {
+        this.memory.grow(Math.ceil((want - have) / PAGE));
+      } catch {
+        return -1; // the engine refused the memory: the caller falls back to a host array
+      }
+    }
+    const address = this.top;
+    this.top = end;
+    return address;
+  }
+}

@@ -1,0 +1,212 @@
+// The WebAssembly kernels: each takes the float32 cases it handles well (matmul, the common
+// elementwise ops, sums over a contiguous run of axes, softmax over the last axis) when every
+// operand lives in the wasm heap, and hands everything else — other dtypes, odd layouts, plain
+// host arrays, bad arguments (whose errors the TypeScript kernels word) — to the TypeScript kernels.
+import type { BinaryOp, DTypeName, FusedKernels, Kernels, ReduceOp, UnaryOp } from '@core/tensor';
+import type { CpuStorage } from '../storage.js';
+import type { Ref } from '../kernels/io.js';
+import { isContiguous, sizeOf } from '../kernels/strided.js';
+import type { WasmRuntime } from './runtime.js';
+
+const BINARY_CODES: Partial<Record<BinaryOp, number>> = { add: 0, sub: 1, mul: 2, div: 3 };
+const UNARY_CODES: Partial<Record<UnaryOp, number>> = { neg: 16, abs: 17, relu: 18, sqrt: 19 };
+const MAX_DIMS = 8;
+
+/** Below this many flops a matmul runs on one thread (waking workers costs more than it saves). */
+const GEMM_PARALLEL_FLOPS = 1 << 18;
+/** Below this many elements an elementwise op or a reduction runs on one thread. */
+const ELEMENTWISE_PARALLEL_NUMEL = 1 << 15;
+
+function inHeap(...refs: Ref[]): boolean {
+  for (const ref of refs) if (ref.dtype !== 'float32' || ref.storage.address < 0) return false;
+  return true;
+}
+
+function sameShape(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((d, i) => d === b[i]);
+}
+
+/** Byte address of a ref's first element. */
+function addressOf(ref: Ref): number {
+  return ref.storage.address + ref.offset * 4;
+}
+
+/**
+ * Drops size-1 dims and merges neighbours that every operand walks as one (stride[d−1] =
+ * stride[d]·shape[d]), so most elementwise calls become one or two loops.
+ */
+function collapse(shape: readonly number[], strides: readonly (readonly number[])[]): { shape: number[]; strides: number[][] } {
+  const outShape: number[] = [];
+  const outStrides: number[][] = strides.map(() => []);
+  for (let d = 0; d < shape.length; d++) {
+    if (shape[d] === 1) continue;
+    const last = outShape.length - 1;
+    if (last >= 0 && strides.every((s, i) => outStrides[i][last] === s[d] * shape[d])) {
+      outShape[last] *= shape[d];
+      strides.forEach((s, i) => (outStrides[i][last] = s[d]));
+    } else {
+      outShape.push(shape[d]);
+      strides.forEach((s, i) => outStrides[i].push(s[d]));
+    }
+  }
+  if (outShape.length === 0) {
+    outShape.push(1);
+    outStrides.forEach((s) => s.push(1));
+  }
+  return { shape: outShape, strides: outStrides };
+}
+
+/** Splits `count` units into tasks for the pool: one task when small, else a few per thread. */
+function chunking(rt: WasmRuntime, count: number, parallel: boolean): { chunk: number; tasks: number } {
+  const threads = parallel ? rt.threads : 1;
+  if (threads === 1 || count <= 1) return { chunk: Math.max(count, 1), tasks: 1 };
+  const tasks = Math.min(count, threads * 4);
+  const chunk = Math.ceil(count / tasks);
+  return { chunk, tasks: Math.ceil(count / chunk) };
+}
+
+export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels<CpuStorage> {
+  const i32 = (): Int32Array => rt.views.i32;
+
+  function elementwise(op: number, x: Ref, y: Ref | null, out: Ref): boolean {
+    const refs = y ? [x, y, out] : [x, out];
+    const { shape, strides } = collapse(out.shape, refs.map((r) => r.strides));
+    if (shape.length > MAX_DIMS) return false;
+    const numel = sizeOf(shape);
+    if (numel === 0) return true;
+    const { chunk, tasks } = chunking(rt, numel, numel >= ELEMENTWISE_PARALLEL_NUMEL);
+    const words = i32();
+    const at = rt.args >> 2;
+    const nd = shape.length;
+    const [sx, sy, so] = y ? strides : [strides[0], strides[0], strides[1]];
+    words[at] = op;
+    words[at + 1] = nd;
+    words[at + 2] = addressOf(x);
+    words[at + 3] = y ? addressOf(y) : 0;
+    words[at + 4] = addressOf(out);
+    for (let d = 0; d < nd; d++) {
+      words[at + 5 + d] = shape[d];
+      words[at + 5 + MAX_DIMS + d] = sx[d];
+      words[at + 5 + 2 * MAX_DIMS + d] = sy[d];
+      words[at + 5 + 3 * MAX_DIMS + d] = so[d];
+    }
+    const tail = at + 5 + 4 * MAX_DIMS;
+    words[tail] = numel;
+    words[tail + 1] = chunk;
+    words[tail + 2] = rt.scratch.base;
+    words[tail + 3] = rt.scratch.bytes;
+    rt.run('elementwise_f32_task', tasks);
+    return true;
+  }
+
+  function gemm(a: Ref, b: Ref, out: Ref): void {
+    const [batches, m, n] = out.shape;
+    const k = a.shape[2];
+    const mr = 4;
+    const nr = 8;
+    const threads = 2 * m * n * k * batches >= GEMM_PARALLEL_FLOPS ? rt.threads : 1;
+    // Tiles as large as the packing buffers allow, halved (largest side first) until every thread has work.
+    let tileM = Math.min(rt.call('gemm_tile_limits', 0), Math.ceil(m / mr) * mr);
+    let tileN = Math.min(rt.call('gemm_tile_limits', 1), Math.ceil(n / nr) * nr);
+    const count = (): number => batches * Math.ceil(m / tileM) * Math.ceil(n / tileN);
+    while (count() < 2 * threads && (tileM > mr || tileN > nr)) {
+      if (tileN >= tileM && tileN > nr) tileN = Math.ceil(tileN / 2 / nr) * nr;
+      else if (tileM > mr) tileM = Math.ceil(tileM / 2 / mr) * mr;
+      else tileN = Math.ceil(tileN / 2 / nr) * nr;
+    }
+    const words = i32();
+    const at = rt.args >> 2;
+    const batchStride = (r: Ref): number => (r.shape[0] === 1 ? 0 : r.strides[0]);
+    const fields = [
+      m, n, k, batches,
+      addressOf(a), a.strides[1], a.strides[2], batchStride(a),
+      addressOf(b), b.strides[1], b.strides[2], batchStride(b),
+      addressOf(out), out.strides[1], out.strides[2], out.strides[0],
+      tileM, tileN, Math.ceil(m / tileM), Math.ceil(n / tileN),
+      rt.scratch.base, rt.scratch.bytes,
+    ];
+    words.set(fields, at);
+    rt.run('gemm_f32_task', count());
+  }
+
+  function sumRun(x: Ref, axes: readonly number[], out: Ref): boolean {
+    if (!isContiguous(x.shape, x.strides) || !isContiguous(out.shape, out.strides)) return false;
+    const rank = x.shape.length;
+    const reduced = [...new Set(axes.map((a) => (a < 0 ? a + rank : a)))].sort((p, q) => p - q);
+    if (reduced.some((a, i) => a < 0 || a >= rank || (i > 0 && a !== reduced[i - 1] + 1))) return false;
+    const first = reduced[0] ?? 0;
+    const last = reduced.length ? reduced[reduced.length - 1] : -1;
+    if (!sameShape(out.shape, x.shape.map((d, i) => (i >= first && i <= last ? 1 : d)))) return false;
+    const outer = sizeOf(x.shape.slice(0, first));
+    const length = sizeOf(x.shape.slice(first, last + 1));
+    const inner = sizeOf(x.shape.slice(last + 1));
+    const { chunk, tasks } = chunking(rt, outer, outer * length * inner >= ELEMENTWISE_PARALLEL_NUMEL);
+    i32().set([addressOf(x), addressOf(out), outer, length, inner, chunk], rt.args >> 2);
+    rt.run('reduce_f32_task', tasks);
+    return true;
+  }
+
+  return {
+    ...base,
+
+    unary(op, x, out) {
+      const code = UNARY_CODES[op];
+      if (code === undefined || !rt.active || !inHeap(x, out) || !sameShape(x.shape, out.shape) || !elementwise(code, x, null, out)) {
+        base.unary(op, x, out);
+      }
+    },
+
+    binary(op, a, b, out) {
+      const code = BINARY_CODES[op];
+      if (
+        code === undefined || !rt.active || !inHeap(a, b, out) ||
+        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(code, a, b, out)
+      ) {
+        base.binary(op, a, b, out);
+      }
+    },
+
+    reduce(op: ReduceOp, x: Ref, axes: readonly number[], out: Ref, accumulate: DTypeName) {
+      if (op !== 'sum' || accumulate !== 'float32' || !rt.active || !inHeap(x, out) || x.shape.length !== out.shape.length || !sumRun(x, axes, out)) {
+        base.reduce(op, x, axes, out, accumulate);
+      }
+    },
+
+    matmul(a, b, out, accumulate) {
+      const valid =
+        a.shape.length === 3 && b.shape.length === 3 && out.shape.length === 3 &&
+        a.shape[1] === out.shape[1] && b.shape[2] === out.shape[2] && a.shape[2] === b.shape[1] &&
+        (a.shape[0] === out.shape[0] || a.shape[0] === 1) && (b.shape[0] === out.shape[0] || b.shape[0] === 1);
+      if (!valid || accumulate !== 'float32' || !rt.active || !inHeap(a, b, out) || sizeOf(out.shape) === 0) {
+        base.matmul(a, b, out, accumulate);
+        return;
+      }
+      gemm(a, b, out);
+    },
+  };
+}
+
+export function wasmFused(rt: WasmRuntime, base: FusedKernels<CpuStorage>): FusedKernels<CpuStorage> {
+  function rows(x: Ref, dim: number, out: Ref, log: boolean): boolean {
+    const rank = x.shape.length;
+    if (!rt.active || !inHeap(x, out) || rank === 0 || !sameShape(x.shape, out.shape)) return false;
+    if (!isContiguous(x.shape, x.strides) || !isContiguous(out.shape, out.strides)) return false;
+    if ((dim < 0 ? dim + rank : dim) !== rank - 1) return false;
+    const length = x.shape[rank - 1];
+    const count = length === 0 ? 0 : sizeOf(x.shape) / length;
+    if (count === 0) return true;
+    const { chunk, tasks } = chunking(rt, count, count * length >= ELEMENTWISE_PARALLEL_NUMEL);
+    rt.views.i32.set([addressOf(x), addressOf(out), count, length, chunk, log ? 1 : 0], rt.args >> 2);
+    rt.run('softmax_f32_task', tasks);
+    return true;
+  }
+  return {
+    ...base,
+    softmax(x, dim, out) {
+      if (!rows(x, dim, out, false)) base.softmax(x, dim, out);
+    },
+    logSoftmax(x, dim, out) {
+      if (!rows(x, dim, out, true)) base.logSoftmax(x, dim, out);
+    },
+  };
+}

@@ -1,0 +1,168 @@
+// The WebAssembly side of the CPU backend: the memory that holds tensors (WasmHeap), the compiled
+// kernels module, and the thread pool. The heap exists from the start; the module is compiled
+// synchronously in Node and asynchronously in browsers (Chrome refuses synchronous compiles of
+// large modules on the main thread), and until it is ready the TypeScript kernels run instead.
+import { SHARED_MODULE_BASE64, SINGLE_MODULE_BASE64 } from './binary.js';
+import { WasmHeap } from './heap.js';
+import { CONTROL_BYTES, type PoolKernel, ThreadPool } from './threads.js';
+
+/** 4 GiB: all a wasm32 memory can address. */
+const MAX_PAGES = 65536;
+/** Smaller reservations for engines that refuse 4 GiB of shared address space (32-bit hosts). */
+const FALLBACK_MAX_PAGES = [16384, 4096];
+const INITIAL_PAGES = 16; // 1 MiB; the heap grows as tensors arrive
+/** Bytes per argument block; each kernel call writes one (calls never overlap). */
+const ARGS_BYTES = 256;
+
+export interface WasmRuntimeOptions {
+  /** Threads for large kernels, this one included; default: the machine's cores (at most 8). */
+  readonly threads?: number;
+  /** false: a plain memory and one thread, as in pages without cross-origin isolation. */
+  readonly sharedMemory?: boolean;
+}
+
+function decode(base64: string): Uint8Array {
+  if (typeof atob === 'function') return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  throw new Error('cpu wasm: no base64 decoder (atob) in this environment');
+}
+
+function defaultThreads(): number {
+  const os = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:os') as
+    | { availableParallelism?: () => number; cpus: () => unknown[] }
+    | undefined;
+  const cores = os ? (os.availableParallelism?.() ?? os.cpus().length) : ((globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1);
+  return Math.max(1, Math.min(8, cores));
+}
+
+function isNode(): boolean {
+  return typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
+}
+
+/** A shared memory when the engine allows one (SharedArrayBuffer: Node, cross-origin-isolated pages), else a plain one. */
+function createMemory(wantShared: boolean): { memory: WebAssembly.Memory; shared: boolean; maxPages: number } {
+  if (wantShared && typeof SharedArrayBuffer === 'function') {
+    for (const maxPages of [MAX_PAGES, ...FALLBACK_MAX_PAGES]) {
+      try {
+        return { memory: new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: maxPages, shared: true }), shared: true, maxPages };
+      } catch {
+        // try a smaller reservation
+      }
+    }
+  }
+  return { memory: new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: MAX_PAGES }), shared: false, maxPages: MAX_PAGES };
+}
+
+/** Views of the memory that follow it when a plain (non-shared) memory grows and detaches its buffer. */
+export class MemoryViews {
+  private buffer: ArrayBuffer | SharedArrayBuffer | null = null;
+  private f32v = new Float32Array(0);
+  private i32v = new Int32Array(0);
+  constructor(private readonly memory: WebAssembly.Memory) {}
+  private refresh(): void {
+    const buffer = this.memory.buffer;
+    if (buffer !== this.buffer) {
+      this.buffer = buffer;
+      this.f32v = new Float32Array(buffer);
+      this.i32v = new Int32Array(buffer);
+    }
+  }
+  get f32(): Float32Array {
+    this.refresh();
+    return this.f32v;
+  }
+  get i32(): Int32Array {
+    this.refresh();
+    return this.i32v;
+  }
+}
+
+export class WasmRuntime {
+  readonly heap: WasmHeap;
+  readonly views: MemoryViews;
+  /** Set once the kernels module is instantiated. */
+  private kernels: { exports: WebAssembly.Exports; pool: ThreadPool; scratch: number; scratchBytes: number; args: number } | null = null;
+  /** Why the kernels are not running, when they are not. */
+  failure: string | null = null;
+  /** Resolves when the kernels module is ready (or has failed, see `failure`). */
+  readonly ready: Promise<void>;
+
+  constructor(options: WasmRuntimeOptions = {}) {
+    const { memory, shared, maxPages } = createMemory(options.sharedMemory ?? true);
+    this.heap = new WasmHeap(memory, shared, maxPages);
+    this.views = new MemoryViews(memory);
+    const threads = shared ? Math.max(1, Math.floor(options.threads ?? defaultThreads())) : 1;
+    const bytes = decode(shared ? SHARED_MODULE_BASE64 : SINGLE_MODULE_BASE64);
+    const start = (module: WebAssembly.Module): void => {
+      try {
+        this.instantiate(module, threads);
+      } catch (error) {
+        this.failure = `the kernels module did not start: ${(error as Error).message}`;
+      }
+    };
+    if (isNode()) {
+      let module: WebAssembly.Module | null = null;
+      try {
+        module = new WebAssembly.Module(bytes as BufferSource);
+      } catch (error) {
+        this.failure = `the kernels module did not compile (does this engine have WebAssembly SIMD?): ${(error as Error).message}`;
+      }
+      if (module) start(module);
+      this.ready = Promise.resolve();
+    } else {
+      this.ready = WebAssembly.compile(bytes as BufferSource).then(start, (error: Error) => {
+        this.failure = `the kernels module did not compile: ${error.message}`;
+      });
+    }
+  }
+
+  private instantiate(module: WebAssembly.Module, threads: number): void {
+    const memory = this.heap.memory;
+    const instance = new WebAssembly.Instance(module, { env: { memory } });
+    const exports = instance.exports;
+    const scratchBytes = (exports.gemm_scratch_bytes as () => number)();
+    const control = this.heap.alloc(CONTROL_BYTES);
+    const args = this.heap.alloc(ARGS_BYTES);
+    if (control < 0 || args < 0) throw new Error('no memory for the control block');
+    const pool = new ThreadPool(module, memory, exports, control, threads);
+    const scratch = this.heap.alloc(scratchBytes * pool.threads);
+    if (scratch < 0) throw new Error('no memory for thread scratch');
+    this.kernels = { exports, pool, scratch, scratchBytes, args };
+  }
+
+  /** True when the wasm kernels can run now. */
+  get active(): boolean {
+    return this.kernels !== null;
+  }
+
+  /** Threads that run large kernels (1 until the module is ready). */
+  get threads(): number {
+    return this.kernels?.pool.threads ?? 1;
+  }
+
+  /** Per-thread scratch: base address and bytes per thread. */
+  get scratch(): { base: number; bytes: number } {
+    const k = this.need();
+    return { base: k.scratch, bytes: k.scratchBytes };
+  }
+
+  /** The argument block's address (int32 words written through `views.i32`). */
+  get args(): number {
+    return this.need().args;
+  }
+
+  /** A constant the module reports (e.g. gemm tile limits). */
+  call(name: string, ...values: number[]): number {
+    return (this.need().exports[name] as (...v: number[]) => number)(...values);
+  }
+
+  /** Runs `tasks` tasks of a kernel over the thread pool (or on this thread when one task). */
+  run(kernel: PoolKernel, tasks: number): void {
+    const k = this.need();
+    k.pool.run(kernel, k.args, tasks);
+  }
+
+  private need(): NonNullable<WasmRuntime['kernels']> {
+    if (!this.kernels) throw new Error(`cpu wasm: kernels are not ready${this.failure ? ` (${this.failure})` : ''}`);
+    return this.kernels;
+  }
+}

@@ -1,0 +1,297 @@
+// The wasm kernels against the TypeScript reference kernels, on the same wasm-heap storages:
+// elementwise results must be bit-identical; matmul, sums and softmax within stated tolerances
+// (a different summation order). Layouts cover broadcasting, transposes, offsets, edge tiles,
+// several K blocks, batches, empty sizes and NaN/±Inf/±0.
+import type { TensorRef } from '@core/tensor';
+import { describe, expect, it } from 'vitest';
+import { createCpuBackend } from '../src/backend.js';
+import { CpuFused, CpuKernels } from '../src/kernels/index.js';
+import type { CpuStorage } from '../src/storage.js';
+import { strides } from './helpers.js';
+
+type Ref = TensorRef<CpuStorage>;
+
+const W = createCpuBackend({ threads: 2 });
+const K = CpuKernels;
+
+/** Deterministic pseudo-random floats in [-1, 1) (a small LCG: tests must not depend on Math.random). */
+function randoms(n: number, seed: number): number[] {
+  let s = seed >>> 0;
+  return Array.from({ length: n }, () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return (s / 2 ** 32) * 2 - 1;
+  });
+}
+
+function numel(shape: readonly number[]): number {
+  return shape.reduce((a, b) => a * b, 1);
+}
+
+/** A float32 storage in W's heap holding `data`, seen through shape/strides/offset. */
+function ref(data: readonly number[], shape: readonly number[], viewStrides = strides(shape), offset = 0): Ref {
+  const storage = W.alloc(0, 'float32', data.length);
+  W.write(storage, Float32Array.from(data), 0);
+  return { storage, dtype: 'float32', shape, strides: viewStrides, offset };
+}
+
+function out(shape: readonly number[]): Ref {
+  return ref(new Array<number>(numel(shape)).fill(NaN), shape);
+}
+
+function read(r: Ref): Float32Array {
+  return r.storage.data.slice() as Float32Array;
+}
+
+/** Bit-identical, NaN matching NaN of any payload. */
+function expectSameBits(got: Float32Array, want: Float32Array): void {
+  expect(got.length).toBe(want.length);
+  for (let i = 0; i < got.length; i++) {
+    const same = Number.isNaN(want[i]) ? Number.isNaN(got[i]) : Object.is(got[i], want[i]);
+    if (!same) throw new Error(`element ${i}: got ${got[i]}, want ${want[i]}`);
+  }
+}
+
+describe('wasm kernels run', () => {
+  it('starts the module with a shared memory and 2 threads in Node', () => {
+    expect(W.wasm?.active).toBe(true);
+    expect(W.wasm?.failure).toBeNull();
+    expect(W.wasm?.shared).toBe(true);
+    expect(W.wasm?.threads).toBe(2);
+    const s = W.alloc(0, 'float32', 4);
+    expect(s.address).toBeGreaterThan(0);
+    W.free(s);
+  });
+});
+
+describe('wasm elementwise = TypeScript elementwise, bit for bit', () => {
+  const special = [0, -0, 1, -1, 0.5, 3, Infinity, -Infinity, NaN, 1e-45, -3.4e38, 3.4e38, 1e30, -2.5];
+  const layouts: [string, number[], (n: number, seed: number) => [Ref, Ref]][] = [
+    ['contiguous 1-d, odd length', [1029], (n, seed) => [ref(randoms(n, seed), [n]), ref(randoms(n, seed + 1), [n])]],
+    ['row + broadcast column [37,19]', [37, 19], (_, seed) => [ref(randoms(37 * 19, seed), [37, 19]), ref(randoms(19, seed + 1), [37, 19], [0, 1])]],
+    ['scalar broadcast on the left [64,33]', [64, 33], (_, seed) => [ref(randoms(1, seed), [64, 33], [0, 0]), ref(randoms(64 * 33, seed + 1), [64, 33])]],
+    ['transposed and offset views [23,41]', [23, 41], (_, seed) => [
+      ref(randoms(41 * 23 + 5, seed), [23, 41], [1, 23], 5),
+      ref(randoms(23 * 82, seed + 1), [23, 41], [82, 2], 0),
+    ]],
+    ['rank 4 with size-1 dims [3,1,5,7]', [3, 1, 5, 7], (_, seed) => [ref(randoms(105, seed), [3, 1, 5, 7]), ref(randoms(7, seed + 1), [3, 1, 5, 7], [0, 0, 0, 1])]],
+    ['large, split over threads', [300, 257], (_, seed) => [ref(randoms(300 * 257, seed), [300, 257]), ref(randoms(257, seed + 1), [300, 257], [0, 1])]],
+  ];
+  for (const op of ['add', 'sub', 'mul', 'div'] as const) {
+    for (const [name, shape, make] of layouts) {
+      it(`${op}: ${name}`, () => {
+        const [a, b] = make(numel(shape), op.length * 7 + shape.length);
+        const got = out(shape);
+        const want = out(shape);
+        W.kernels.binary(op, a, b, got);
+        K.binary(op, a, b, want);
+        expectSameBits(read(got), read(want));
+      });
+    }
+    it(`${op}: NaN, ±Inf, ±0, subnormals and extremes, every pair`, () => {
+      const n = special.length;
+      const a = ref(special, [n, n], [1, 0]);
+      const b = ref(special, [n, n], [0, 1]);
+      const got = out([n, n]);
+      const want = out([n, n]);
+      W.kernels.binary(op, a, b, got);
+      K.binary(op, a, b, want);
+      expectSameBits(read(got), read(want));
+    });
+  }
+  for (const op of ['neg', 'abs', 'relu', 'sqrt'] as const) {
+    it(`${op}: specials, a strided view and a large array`, () => {
+      for (const x of [
+        ref(special, [special.length]),
+        ref(randoms(2 * 45 * 7, 3), [45, 7], [14, 2], 1),
+        ref(randoms(70001, 4).map((v) => v * 100), [70001]),
+      ]) {
+        const got = out(x.shape);
+        const want = out(x.shape);
+        W.kernels.unary(op, x, got);
+        K.unary(op, x, want);
+        expectSameBits(read(got), read(want));
+      }
+    });
+  }
+  it('leaves other ops and dtypes to the TypeScript kernels', () => {
+    const a = ref([1, 2, 3], [3]);
+    const b = ref([2, 2, 2], [3]);
+    const got = out([3]);
+    W.kernels.binary('pow', a, b, got);
+    expect(Array.from(read(got))).toEqual([1, 4, 9]);
+    const i = W.alloc(0, 'int32', 3);
+    W.write(i, Int32Array.from([5, -6, 7]), 0);
+    const r: Ref = { storage: i, dtype: 'int32', shape: [3], strides: [1], offset: 0 };
+    const o = W.alloc(0, 'int32', 3);
+    W.kernels.unary('neg', r, { ...r, storage: o });
+    expect(Array.from(o.data)).toEqual([-5, 6, -7]);
+  });
+});
+
+/** float64 reference of one batch of a strided matmul. */
+function reference(a: Ref, b: Ref, batch: number, m: number, n: number, k: number): { value: Float64Array; scale: Float64Array } {
+  const A = a.storage.data;
+  const B = b.storage.data;
+  const value = new Float64Array(m * n);
+  const scale = new Float64Array(m * n);
+  const ab = a.shape[0] === 1 ? 0 : batch;
+  const bb = b.shape[0] === 1 ? 0 : batch;
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      let t = 0;
+      for (let p = 0; p < k; p++) {
+        const x = A[a.offset + ab * a.strides[0] + i * a.strides[1] + p * a.strides[2]] * B[b.offset + bb * b.strides[0] + p * b.strides[1] + j * b.strides[2]];
+        s += x;
+        t += Math.abs(x);
+      }
+      value[i * n + j] = s;
+      scale[i * n + j] = t;
+    }
+  }
+  return { value, scale };
+}
+
+describe('wasm matmul against a float64 reference', () => {
+  // Tolerance: |got − exact| ≤ 2·k·2^-24·Σ|a·b| + 1e-30 (f32 accumulation, any summation order).
+  const cases: [string, number, number, number, number, { at?: 'T' | 'N'; bt?: 'T' | 'N'; abatch?: number; bbatch?: number }][] = [
+    ['1×1×1', 1, 1, 1, 1, {}],
+    ['edge tiles 5×13×3', 1, 5, 13, 3, {}],
+    ['several K blocks 33×45×600', 1, 33, 45, 600, {}],
+    ['MLP forward shape (B transposed) 128×256×784', 1, 128, 256, 784, { bt: 'T' }],
+    ['MLP weight-grad shape (A transposed) 256×784×128', 1, 256, 784, 128, { at: 'T' }],
+    ['both transposed 70×90×130', 1, 70, 90, 130, { at: 'T', bt: 'T' }],
+    ['batched 3×17×29×31', 3, 17, 29, 31, {}],
+    ['batch-broadcast A 4×9×600×50', 4, 9, 600, 50, { abatch: 1 }],
+    ['batch-broadcast B 2×130×7×260', 2, 130, 7, 260, { bbatch: 1 }],
+    ['tall-skinny 1000×3×2', 1, 1000, 3, 2, {}],
+    ['wide 2×1100×9', 1, 2, 1100, 9, {}],
+  ];
+  for (const [name, batches, m, n, k, opt] of cases) {
+    it(name, () => {
+      const ab = opt.abatch ?? batches;
+      const bb = opt.bbatch ?? batches;
+      // A transposed: stored [B,K,M], viewed [B,M,K]; likewise B.
+      const a = opt.at === 'T' ? ref(randoms(ab * m * k, m), [ab, m, k], [m * k, 1, m]) : ref(randoms(ab * m * k, m), [ab, m, k]);
+      const b = opt.bt === 'T' ? ref(randoms(bb * k * n, n), [bb, k, n], [k * n, 1, k]) : ref(randoms(bb * k * n, n), [bb, k, n]);
+      const c = out([batches, m, n]);
+      W.kernels.matmul(a, b, c, 'float32');
+      const got = read(c);
+      for (let batch = 0; batch < batches; batch++) {
+        const { value, scale } = reference(a, b, batch, m, n, k);
+        for (let i = 0; i < m * n; i++) {
+          const err = Math.abs(got[batch * m * n + i] - value[i]);
+          if (!(err <= 2 * k * 2 ** -24 * scale[i] + 1e-30)) {
+            throw new Error(`batch ${batch} element ${i}: got ${got[batch * m * n + i]}, want ${value[i]} (error ${err})`);
+          }
+        }
+      }
+    });
+  }
+  it('writes zeros for K = 0 and nothing for empty outputs', () => {
+    const c = out([1, 3, 5]);
+    W.kernels.matmul(ref([], [1, 3, 0]), ref([], [1, 0, 5]), c, 'float32');
+    expect(Array.from(read(c))).toEqual(new Array(15).fill(0));
+    const e = out([1, 0, 5]);
+    expect(() => W.kernels.matmul(ref([], [1, 0, 4]), ref(randoms(20, 1), [1, 4, 5]), e, 'float32')).not.toThrow();
+  });
+  it('writes through a strided (transposed) output', () => {
+    const a = ref(randoms(6 * 10, 1), [1, 6, 10]);
+    const b = ref(randoms(10 * 9, 2), [1, 10, 9]);
+    const storage = W.alloc(0, 'float32', 54);
+    const c: Ref = { storage, dtype: 'float32', shape: [1, 6, 9], strides: [54, 1, 6], offset: 0 };
+    const want = out([1, 6, 9]);
+    W.kernels.matmul(a, b, c, 'float32');
+    K.matmul(a, b, want, 'float32');
+    const w = read(want);
+    for (let i = 0; i < 6; i++) for (let j = 0; j < 9; j++) expect(storage.data[j * 6 + i]).toBeCloseTo(w[i * 9 + j], 5);
+  });
+  it('gives the TypeScript kernels the shape errors to word', () => {
+    expect(() => W.kernels.matmul(ref(randoms(6, 1), [1, 2, 3]), ref(randoms(8, 1), [1, 4, 2]), out([1, 2, 2]), 'float32')).toThrow(/do not give/);
+  });
+});
+
+describe('wasm sums and softmax against the TypeScript kernels', () => {
+  it('sums over any contiguous run of axes (tolerance 1e-6·Σ|x|)', () => {
+    const shape = [6, 7, 300, 5];
+    const x = ref(randoms(numel(shape), 9), shape);
+    for (const axes of [[0], [1], [2], [3], [1, 2], [0, 1, 2, 3], [2, 3], []]) {
+      const outShape = shape.map((d, i) => (axes.includes(i) ? 1 : d));
+      const got = out(outShape);
+      const want = out(outShape);
+      W.kernels.reduce('sum', x, axes, got, 'float32');
+      K.reduce('sum', x, axes, want, 'float64');
+      const g = read(got);
+      const w = read(want);
+      const length = axes.reduce((a, d) => a * shape[d], 1);
+      for (let i = 0; i < w.length; i++) expect(Math.abs(g[i] - w[i])).toBeLessThanOrEqual(1e-6 * length);
+    }
+  });
+  it('softmax and logSoftmax along the last axis (tolerance 2e-6 relative + 1e-7), with NaN and -Inf rows', () => {
+    const rows = 9;
+    const cols = 1001;
+    const data = randoms(rows * cols, 5).map((v) => v * 30);
+    data[cols * 2 + 7] = NaN; // row 2 is all NaN
+    for (let j = 0; j < cols; j++) data[cols * 3 + j] = j % 2 ? -Infinity : data[cols * 3 + j]; // row 3: half -Inf
+    for (let j = 0; j < cols; j++) data[cols * 4 + j] = 1e4 + j * 1e-3; // row 4: large values
+    const x = ref(data, [rows, cols]);
+    for (const op of ['softmax', 'logSoftmax'] as const) {
+      const got = out([rows, cols]);
+      const want = out([rows, cols]);
+      W.fused![op]!(x, 1, got);
+      CpuFused[op](x, -1, want);
+      const g = read(got);
+      const w = read(want);
+      for (let i = 0; i < w.length; i++) {
+        if (Number.isNaN(w[i])) expect(Number.isNaN(g[i]), `${op} element ${i}`).toBe(true);
+        else if (!Number.isFinite(w[i])) expect(g[i]).toBe(w[i]);
+        else expect(Math.abs(g[i] - w[i]), `${op} element ${i}`).toBeLessThanOrEqual(2e-6 * Math.abs(w[i]) + 1e-7);
+      }
+    }
+  });
+});
+
+describe('threads and memory', () => {
+  it('one thread and a plain memory give the same bits as two threads', () => {
+    const single = createCpuBackend({ threads: 1, sharedMemory: false });
+    expect(single.wasm).toMatchObject({ active: true, threads: 1, shared: false });
+    const data = randoms(512 * 300, 8);
+    const run = (be: typeof W): Float32Array => {
+      const a = be.alloc(0, 'float32', data.length);
+      be.write(a, Float32Array.from(data), 0);
+      const A: Ref = { storage: a, dtype: 'float32', shape: [1, 512, 300], strides: [0, 300, 1], offset: 0 };
+      const B: Ref = { ...A, shape: [1, 300, 512], strides: [0, 1, 300] };
+      const c = be.alloc(0, 'float32', 512 * 512);
+      be.kernels.matmul(A, B, { storage: c, dtype: 'float32', shape: [1, 512, 512], strides: [0, 512, 1], offset: 0 }, 'float32');
+      return c.data.slice() as Float32Array;
+    };
+    expectSameBits(run(single), run(W));
+  });
+  it('keeps every tensor intact while a plain memory grows (views follow the new buffer)', () => {
+    const be = createCpuBackend({ threads: 1, sharedMemory: false });
+    const first = be.alloc(0, 'float32', 1000);
+    be.write(first, Float32Array.from(randoms(1000, 1)), 0);
+    const before = first.data.slice();
+    const big = be.alloc(0, 'float32', 8 << 20); // 32 MiB: forces growth
+    expect(Array.from(first.data)).toEqual(Array.from(before));
+    be.free(big);
+    be.free(first);
+  });
+  it('reuses freed blocks and merges free neighbours before growing', () => {
+    const be = createCpuBackend({ threads: 1 });
+    const heapBytes = (): number => be.memoryStats(0).reservedBytes;
+    const a = be.alloc(0, 'float32', 1 << 18);
+    const b = be.alloc(0, 'float32', 1 << 18);
+    const aAddress = a.address;
+    be.free(a);
+    const again = be.alloc(0, 'float32', 1 << 18);
+    expect(again.address).toBe(aAddress); // same size: the freed block comes back
+    be.free(again);
+    be.free(b);
+    const before = heapBytes();
+    const merged = be.alloc(0, 'float32', 1 << 19); // the two freed neighbours, merged
+    expect(merged.address).toBe(aAddress);
+    expect(heapBytes()).toBe(before);
+    be.free(merged);
+  });
+});

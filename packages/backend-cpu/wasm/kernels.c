@@ -1,0 +1,434 @@
+// WebAssembly SIMD kernels of the CPU backend, compiled by clang (wasm32, simd128, atomics) into
+// one module that every thread instantiates over the same shared memory. The TypeScript side owns
+// all memory: it passes byte addresses of tensors, argument blocks and per-thread scratch, so these
+// functions use no stack, no globals and no allocator, and any thread may run any task.
+#include <stdint.h>
+#include <wasm_simd128.h>
+
+#define EXPORT(name) __attribute__((export_name(#name)))
+#define MAX_DIMS 8
+
+#ifdef RELAXED
+#define MADD(a, b, c) wasm_f32x4_relaxed_madd(a, b, c)
+#else
+#define MADD(a, b, c) wasm_f32x4_add(c, wasm_f32x4_mul(a, b))
+#endif
+
+static inline int min_int(int a, int b) { return a < b ? a : b; }
+
+// ---------------------------------------------------------------------------------------------
+// GEMM: C[b] = A[b] @ B[b] for strided f32 operands, BLIS-style. A task computes one tile of C:
+// K is walked in blocks of KC; per block the tile's B columns are packed into NR-wide panels and
+// its A rows into MR-tall panels (zero-padded), then an MR×NR register-blocked micro-kernel runs
+// over every panel pair. Packing reads any strides, so transposed operands cost no extra copy.
+
+enum { MR = 4, NR = 8, KC = 256, MC_MAX = 128, NC_MAX = 512 };
+
+// The argument block (int32 words), written by the TypeScript side.
+typedef struct {
+  int m, n, k, batches;
+  int a, a_rs, a_cs, a_bs; // byte address, then row/col/batch strides in elements
+  int b, b_rs, b_cs, b_bs;
+  int c, c_rs, c_cs, c_bs;
+  int tile_m, tile_n, tiles_m, tiles_n;
+  int scratch, scratch_bytes; // per-thread scratch: thread t uses [scratch + t·scratch_bytes, …)
+} GemmArgs;
+
+// The MR×NR product of a packed A panel (kc × MR) and a packed B panel (kc × NR), into `tile`.
+static void micro_kernel(int kc, const float *a, const float *b, float *tile) {
+  v128_t c00 = wasm_f32x4_splat(0.0f), c01 = c00, c10 = c00, c11 = c00;
+  v128_t c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  for (int p = 0; p < kc; p++) {
+    v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
+    v128_t ai = wasm_v128_load32_splat(a + 0);
+    c00 = MADD(ai, b0, c00);
+    c01 = MADD(ai, b1, c01);
+    ai = wasm_v128_load32_splat(a + 1);
+    c10 = MADD(ai, b0, c10);
+    c11 = MADD(ai, b1, c11);
+    ai = wasm_v128_load32_splat(a + 2);
+    c20 = MADD(ai, b0, c20);
+    c21 = MADD(ai, b1, c21);
+    ai = wasm_v128_load32_splat(a + 3);
+    c30 = MADD(ai, b0, c30);
+    c31 = MADD(ai, b1, c31);
+    a += MR;
+    b += NR;
+  }
+  wasm_v128_store(tile + 0, c00);
+  wasm_v128_store(tile + 4, c01);
+  wasm_v128_store(tile + 8, c10);
+  wasm_v128_store(tile + 12, c11);
+  wasm_v128_store(tile + 16, c20);
+  wasm_v128_store(tile + 20, c21);
+  wasm_v128_store(tile + 24, c30);
+  wasm_v128_store(tile + 28, c31);
+}
+
+// Packs rows [0, mt) × cols [0, kc) of A (at `a`, strides rs/cs) into MR-tall panels.
+static void pack_a(const float *a, int rs, int cs, int mt, int kc, float *dst) {
+  for (int i0 = 0; i0 < mt; i0 += MR) {
+    int rows = min_int(MR, mt - i0);
+    const float *src = a + i0 * rs;
+    if (rows == MR && cs == 1) {
+      for (int p = 0; p < kc; p++) {
+        dst[0] = src[p];
+        dst[1] = src[rs + p];
+        dst[2] = src[2 * rs + p];
+        dst[3] = src[3 * rs + p];
+        dst += MR;
+      }
+    } else {
+      for (int p = 0; p < kc; p++) {
+        for (int i = 0; i < MR; i++) dst[i] = i < rows ? src[i * rs + p * cs] : 0.0f;
+        dst += MR;
+      }
+    }
+  }
+}
+
+// Packs rows [0, kc) × cols [0, nt) of B (at `b`, strides rs/cs) into NR-wide panels.
+static void pack_b(const float *b, int rs, int cs, int kc, int nt, float *dst) {
+  for (int j0 = 0; j0 < nt; j0 += NR) {
+    int cols = min_int(NR, nt - j0);
+    const float *src = b + j0 * cs;
+    if (cols == NR && cs == 1) {
+      for (int p = 0; p < kc; p++) {
+        wasm_v128_store(dst, wasm_v128_load(src + p * rs));
+        wasm_v128_store(dst + 4, wasm_v128_load(src + p * rs + 4));
+        dst += NR;
+      }
+    } else {
+      for (int p = 0; p < kc; p++) {
+        for (int j = 0; j < NR; j++) dst[j] = j < cols ? src[p * rs + j * cs] : 0.0f;
+        dst += NR;
+      }
+    }
+  }
+}
+
+// Writes (first K block) or adds an MR×NR tile into C, clipped to rows × cols.
+static void store_tile(const float *tile, float *c, int rs, int cs, int rows, int cols, int accumulate) {
+  if (rows == MR && cols == NR && cs == 1) {
+    for (int i = 0; i < MR; i++) {
+      v128_t t0 = wasm_v128_load(tile + i * NR), t1 = wasm_v128_load(tile + i * NR + 4);
+      float *row = c + i * rs;
+      if (accumulate) {
+        t0 = wasm_f32x4_add(wasm_v128_load(row), t0);
+        t1 = wasm_f32x4_add(wasm_v128_load(row + 4), t1);
+      }
+      wasm_v128_store(row, t0);
+      wasm_v128_store(row + 4, t1);
+    }
+    return;
+  }
+  for (int i = 0; i < rows; i++) {
+    for (int j = 0; j < cols; j++) {
+      float *dst = c + i * rs + j * cs;
+      *dst = accumulate ? *dst + tile[i * NR + j] : tile[i * NR + j];
+    }
+  }
+}
+
+EXPORT(gemm_f32_task) void gemm_f32_task(int thread, int task, const GemmArgs *g) {
+  int per_batch = g->tiles_m * g->tiles_n;
+  int batch = task / per_batch, rest = task % per_batch;
+  int i_start = (rest / g->tiles_n) * g->tile_m, j_start = (rest % g->tiles_n) * g->tile_n;
+  int mt = min_int(g->tile_m, g->m - i_start), nt = min_int(g->tile_n, g->n - j_start);
+  const float *a = (const float *)g->a + batch * g->a_bs + i_start * g->a_rs;
+  const float *b = (const float *)g->b + batch * g->b_bs + j_start * g->b_cs;
+  float *c = (float *)g->c + batch * g->c_bs + i_start * g->c_rs + j_start * g->c_cs;
+  float *pa = (float *)(g->scratch + thread * g->scratch_bytes);
+  float *pb = pa + MC_MAX * KC;
+  float *tile = pb + KC * NC_MAX;
+
+  if (g->k == 0) { // an empty sum: C is zero
+    for (int i = 0; i < mt; i++)
+      for (int j = 0; j < nt; j++) c[i * g->c_rs + j * g->c_cs] = 0.0f;
+    return;
+  }
+  for (int p0 = 0; p0 < g->k; p0 += KC) {
+    int kc = min_int(KC, g->k - p0);
+    pack_b(b + p0 * g->b_rs, g->b_rs, g->b_cs, kc, nt, pb);
+    pack_a(a + p0 * g->a_cs, g->a_rs, g->a_cs, mt, kc, pa);
+    for (int j0 = 0; j0 < nt; j0 += NR) {
+      const float *bp = pb + (j0 / NR) * kc * NR;
+      for (int i0 = 0; i0 < mt; i0 += MR) {
+        micro_kernel(kc, pa + (i0 / MR) * kc * MR, bp, tile);
+        store_tile(tile, c + i0 * g->c_rs + j0 * g->c_cs, g->c_rs, g->c_cs, min_int(MR, mt - i0),
+                   min_int(NR, nt - j0), p0 > 0);
+      }
+    }
+  }
+}
+
+EXPORT(gemm_scratch_bytes) int gemm_scratch_bytes(void) {
+  return (MC_MAX * KC + KC * NC_MAX + MR * NR) * (int)sizeof(float);
+}
+
+EXPORT(gemm_tile_limits) int gemm_tile_limits(int which) {
+  return which == 0 ? MC_MAX : which == 1 ? NC_MAX : which == 2 ? MR : NR;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strided elementwise loops over f32. A task covers a range of flat output indices; the last dim
+// is the inner loop, vectorised when its strides are unit (or 0 for a broadcast operand).
+
+typedef struct {
+  int op, ndim;
+  int x, y, out; // byte addresses (y unused by unary ops)
+  int shape[MAX_DIMS], sx[MAX_DIMS], sy[MAX_DIMS], so[MAX_DIMS];
+  int numel, chunk;           // task t covers flat indices [t·chunk, min((t+1)·chunk, numel))
+  int scratch, scratch_bytes; // per-thread scratch, as in GemmArgs (holds the loop's multi-index)
+} EltArgs;
+
+enum { OP_ADD = 0, OP_SUB, OP_MUL, OP_DIV, OP_NEG = 16, OP_ABS, OP_RELU, OP_SQRT };
+
+#define BINARY_LOOP(VEXPR, SEXPR)                                                                  \
+  do {                                                                                             \
+    int i = 0;                                                                                     \
+    if (sx == 1 && sy == 1 && so == 1) {                                                           \
+      for (; i + 4 <= len; i += 4) {                                                               \
+        v128_t a = wasm_v128_load(x + i), b = wasm_v128_load(y + i);                               \
+        wasm_v128_store(o + i, VEXPR);                                                             \
+      }                                                                                            \
+    } else if (sx == 1 && sy == 0 && so == 1) {                                                    \
+      v128_t b = wasm_v128_load32_splat(y);                                                        \
+      for (; i + 4 <= len; i += 4) {                                                               \
+        v128_t a = wasm_v128_load(x + i);                                                          \
+        wasm_v128_store(o + i, VEXPR);                                                             \
+      }                                                                                            \
+    } else if (sx == 0 && sy == 1 && so == 1) {                                                    \
+      v128_t a = wasm_v128_load32_splat(x);                                                        \
+      for (; i + 4 <= len; i += 4) {                                                               \
+        v128_t b = wasm_v128_load(y + i);                                                          \
+        wasm_v128_store(o + i, VEXPR);                                                             \
+      }                                                                                            \
+    }                                                                                              \
+    for (; i < len; i++) {                                                                         \
+      float a = x[i * sx], b = y[i * sy];                                                          \
+      o[i * so] = SEXPR;                                                                           \
+    }                                                                                              \
+  } while (0)
+
+static void binary_run(int op, const float *x, int sx, const float *y, int sy, float *o, int so, int len) {
+  switch (op) {
+  case OP_ADD: BINARY_LOOP(wasm_f32x4_add(a, b), a + b); break;
+  case OP_SUB: BINARY_LOOP(wasm_f32x4_sub(a, b), a - b); break;
+  case OP_MUL: BINARY_LOOP(wasm_f32x4_mul(a, b), a * b); break;
+  case OP_DIV: BINARY_LOOP(wasm_f32x4_div(a, b), a / b); break;
+  }
+}
+
+#define UNARY_LOOP(VEXPR, SEXPR)                                                                   \
+  do {                                                                                             \
+    int i = 0;                                                                                     \
+    if (sx == 1 && so == 1) {                                                                      \
+      for (; i + 4 <= len; i += 4) {                                                               \
+        v128_t a = wasm_v128_load(x + i);                                                          \
+        wasm_v128_store(o + i, VEXPR);                                                             \
+      }                                                                                            \
+    }                                                                                              \
+    for (; i < len; i++) {                                                                         \
+      float a = x[i * sx];                                                                         \
+      o[i * so] = SEXPR;                                                                           \
+    }                                                                                              \
+  } while (0)
+
+static void unary_run(int op, const float *x, int sx, float *o, int so, int len) {
+  const v128_t zero = wasm_f32x4_splat(0.0f);
+  switch (op) {
+  case OP_NEG: UNARY_LOOP(wasm_f32x4_neg(a), -a); break;
+  case OP_ABS: UNARY_LOOP(wasm_f32x4_abs(a), __builtin_fabsf(a)); break;
+  // relu keeps NaN (like max(x, 0) in PyTorch) and maps -0 to +0.
+  case OP_RELU: UNARY_LOOP(wasm_v128_bitselect(zero, a, wasm_f32x4_le(a, zero)), a > 0 ? a : (a != a ? a : 0.0f)); break;
+  case OP_SQRT: UNARY_LOOP(wasm_f32x4_sqrt(a), __builtin_sqrtf(a)); break;
+  }
+}
+
+EXPORT(elementwise_f32_task) void elementwise_f32_task(int thread, int task, const EltArgs *e) {
+  int begin = task * e->chunk, end = min_int(begin + e->chunk, e->numel);
+  int nd = e->ndim, *idx = (int *)(e->scratch + thread * e->scratch_bytes);
+  // The multi-index of `begin`, last dim fastest.
+  int rem = begin, ox = 0, oy = 0, oo = 0;
+  for (int d = nd - 1; d >= 0; d--) {
+    idx[d] = rem % e->shape[d];
+    rem /= e->shape[d];
+    ox += idx[d] * e->sx[d];
+    oy += idx[d] * e->sy[d];
+    oo += idx[d] * e->so[d];
+  }
+  const float *x = (const float *)e->x, *y = (const float *)e->y;
+  float *o = (float *)e->out;
+  int inner = e->shape[nd - 1];
+  for (int pos = begin; pos < end;) {
+    int len = min_int(inner - idx[nd - 1], end - pos);
+    if (e->op < OP_NEG)
+      binary_run(e->op, x + ox, e->sx[nd - 1], y + oy, e->sy[nd - 1], o + oo, e->so[nd - 1], len);
+    else
+      unary_run(e->op, x + ox, e->sx[nd - 1], o + oo, e->so[nd - 1], len);
+    pos += len;
+    // Step to the start of the next inner run: carry into the outer dims.
+    ox += len * e->sx[nd - 1];
+    oy += len * e->sy[nd - 1];
+    oo += len * e->so[nd - 1];
+    idx[nd - 1] += len;
+    for (int d = nd - 1; d > 0 && idx[d] == e->shape[d]; d--) {
+      ox += e->sx[d - 1] - e->shape[d] * e->sx[d];
+      oy += e->sy[d - 1] - e->shape[d] * e->sy[d];
+      oo += e->so[d - 1] - e->shape[d] * e->so[d];
+      idx[d] = 0;
+      idx[d - 1]++;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sum of a contiguous f32 block viewed as [outer, length, inner] over its middle axis, into
+// [outer, inner]. Task t covers outer rows [t·chunk, …). Lane-wise partial sums: the order
+// differs from a sequential loop, which the reduction tolerance allows.
+
+typedef struct {
+  int x, out;
+  int outer, length, inner;
+  int chunk;
+} ReduceArgs;
+
+static float sum_run(const float *x, int n) {
+  v128_t s0 = wasm_f32x4_splat(0.0f), s1 = s0, s2 = s0, s3 = s0;
+  int i = 0;
+  for (; i + 16 <= n; i += 16) {
+    s0 = wasm_f32x4_add(s0, wasm_v128_load(x + i));
+    s1 = wasm_f32x4_add(s1, wasm_v128_load(x + i + 4));
+    s2 = wasm_f32x4_add(s2, wasm_v128_load(x + i + 8));
+    s3 = wasm_f32x4_add(s3, wasm_v128_load(x + i + 12));
+  }
+  for (; i + 4 <= n; i += 4) s0 = wasm_f32x4_add(s0, wasm_v128_load(x + i));
+  v128_t s = wasm_f32x4_add(wasm_f32x4_add(s0, s1), wasm_f32x4_add(s2, s3));
+  float total = (wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 1)) +
+                (wasm_f32x4_extract_lane(s, 2) + wasm_f32x4_extract_lane(s, 3));
+  for (; i < n; i++) total += x[i];
+  return total;
+}
+
+EXPORT(reduce_f32_task) void reduce_f32_task(int thread, int task, const ReduceArgs *r) {
+  (void)thread;
+  int begin = task * r->chunk, end = min_int(begin + r->chunk, r->outer);
+  const float *x = (const float *)r->x;
+  float *out = (float *)r->out;
+  for (int o = begin; o < end; o++) {
+    const float *block = x + o * r->length * r->inner;
+    float *dst = out + o * r->inner;
+    if (r->inner == 1) {
+      dst[0] = sum_run(block, r->length);
+      continue;
+    }
+    int j = 0;
+    for (; j + 4 <= r->inner; j += 4) {
+      v128_t s = wasm_f32x4_splat(0.0f);
+      for (int i = 0; i < r->length; i++) s = wasm_f32x4_add(s, wasm_v128_load(block + i * r->inner + j));
+      wasm_v128_store(dst + j, s);
+    }
+    for (; j < r->inner; j++) {
+      float s = 0.0f;
+      for (int i = 0; i < r->length; i++) s += block[i * r->inner + j];
+      dst[j] = s;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Softmax and log-softmax over the last axis of a contiguous f32 [rows, length] block.
+
+typedef struct {
+  int x, out;
+  int rows, length;
+  int chunk;
+  int log; // 1: log-softmax
+} SoftmaxArgs;
+
+// e^x for x ≤ 0 (softmax exponents: x − max): 2^n · e^r with n = round(x / ln 2), r = x − n·ln 2
+// (ln 2 split in two so r is exact), e^r by its degree-7 Taylor polynomial (|r| ≤ ln2/2: error
+// below 1e-8 relative). Below −87.3 the result would be subnormal and is flushed to 0; NaN stays NaN.
+static inline v128_t exp_nonpositive(v128_t x) {
+  const v128_t lo = wasm_f32x4_splat(-87.3f);
+  v128_t xc = wasm_f32x4_max(x, lo); // f32x4.max propagates NaN
+  v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(xc, wasm_f32x4_splat(1.44269504088896341f)));
+  v128_t r = wasm_f32x4_sub(xc, wasm_f32x4_mul(n, wasm_f32x4_splat(0.693359375f)));
+  r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(-2.12194440e-4f)));
+  v128_t p = wasm_f32x4_splat(1.0f / 5040.0f);
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 720.0f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 120.0f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 24.0f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 6.0f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(0.5f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
+  v128_t scale = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+  v128_t result = wasm_f32x4_mul(p, scale);
+  return wasm_v128_bitselect(wasm_f32x4_splat(0.0f), result, wasm_f32x4_lt(x, lo));
+}
+
+// ln(s) in f64 for s ≥ 1 or NaN (a softmax denominator): s = 2^e · m with m in [√½, √2), then
+// ln m = 2·atanh(z), z = (m − 1)/(m + 1), |z| ≤ 0.172, by its odd series to z^15.
+static double log_f64(double s) {
+  if (s != s) return s; // a NaN in the row: every output is NaN
+  union { double d; uint64_t u; } bits = {s};
+  int e = (int)((bits.u >> 52) & 0x7ff) - 1023;
+  bits.u = (bits.u & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL; // m in [1, 2)
+  double m = bits.d;
+  if (m > 1.4142135623730951) {
+    m *= 0.5;
+    e++;
+  }
+  double z = (m - 1.0) / (m + 1.0), z2 = z * z;
+  double series = 1.0 / 15.0;
+  for (int k = 13; k >= 1; k -= 2) series = series * z2 + 1.0 / k;
+  return e * 0.6931471805599453 + 2.0 * z * series;
+}
+
+EXPORT(softmax_f32_task) void softmax_f32_task(int thread, int task, const SoftmaxArgs *a) {
+  (void)thread;
+  int begin = task * a->chunk, end = min_int(begin + a->chunk, a->rows), n = a->length;
+  for (int row = begin; row < end; row++) {
+    const float *x = (const float *)a->x + row * n;
+    float *out = (float *)a->out + row * n;
+    // Pass 1: the row max (NaN propagates through f32x4.max and the scalar tail check).
+    v128_t mv = wasm_f32x4_splat(-__builtin_inff());
+    int i = 0;
+    for (; i + 4 <= n; i += 4) mv = wasm_f32x4_max(mv, wasm_v128_load(x + i));
+    float max = wasm_f32x4_extract_lane(mv, 0);
+    for (int lane = 1; lane < 4; lane++) {
+      float v = lane == 1 ? wasm_f32x4_extract_lane(mv, 1) : lane == 2 ? wasm_f32x4_extract_lane(mv, 2) : wasm_f32x4_extract_lane(mv, 3);
+      if (v > max || v != v) max = v;
+    }
+    for (; i < n; i++)
+      if (x[i] > max || x[i] != x[i]) max = x[i];
+    // Pass 2: e^(x − max) into out, summed in f64 per lane group.
+    v128_t vmax = wasm_f32x4_splat(max);
+    double sum = 0.0;
+    for (i = 0; i + 4 <= n; i += 4) {
+      v128_t e = exp_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i), vmax));
+      wasm_v128_store(out + i, e);
+      sum += (double)(wasm_f32x4_extract_lane(e, 0) + wasm_f32x4_extract_lane(e, 1)) +
+             (double)(wasm_f32x4_extract_lane(e, 2) + wasm_f32x4_extract_lane(e, 3));
+    }
+    for (; i < n; i++) {
+      v128_t e = exp_nonpositive(wasm_f32x4_splat(x[i] - max));
+      out[i] = wasm_f32x4_extract_lane(e, 0);
+      sum += out[i];
+    }
+    // Pass 3: normalise.
+    if (a->log) {
+      float log_sum = (float)log_f64(sum);
+      v128_t vlog = wasm_f32x4_splat(log_sum);
+      for (i = 0; i + 4 <= n; i += 4)
+        wasm_v128_store(out + i, wasm_f32x4_sub(wasm_f32x4_sub(wasm_v128_load(x + i), vmax), vlog));
+      for (; i < n; i++) out[i] = (x[i] - max) - log_sum;
+    } else {
+      v128_t total = wasm_f32x4_splat((float)sum);
+      for (i = 0; i + 4 <= n; i += 4) wasm_v128_store(out + i, wasm_f32x4_div(wasm_v128_load(out + i), total));
+      for (; i < n; i++) out[i] = out[i] / (float)sum;
+    }
+  }
+}

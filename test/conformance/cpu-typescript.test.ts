@@ -1,0 +1,17 @@
+// The conformance suite on the cpu backend with its WebAssembly kernels off: the TypeScript
+// kernels are the reference path and must stay conformant on their own (backends.test.ts runs
+// the cpu backend as users get it, wasm kernels on).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { getBackend } from '@core/tensor';
+import { describeConformance } from '@core/conformance/vitest';
+
+const expectations = fileURLToPath(new URL('../../packages/conformance/expectations/cpu.json', import.meta.url));
+
+describeConformance(async () => {
+  process.env.CORE_CPU_WASM = '0'; // read when the backend is created, on first use
+  await import('@core/backend-cpu');
+  const wasm = (getBackend('cpu') as { wasm?: unknown }).wasm;
+  if (wasm !== null) throw new Error('the cpu backend still runs wasm kernels with CORE_CPU_WASM=0');
+  return 'cpu';
+}, { name: 'cpu (TypeScript kernels)', expectations: existsSync(expectations) ? expectations : undefined, strict: true });
