@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// The kernel tests on the CPU: native/cuda/kernels compiled by the host C++ compiler against the
+// fiber emulation (native/cuda/emu), driven by native/cuda/test/kernel_test.cpp. Needs g++ (or
+// CXX), not nvcc; without a C++ compiler it says so in one line and exits 0. Also compiles
+// native/cuda/test/api_check.cpp where cuda.h exists (our hand-written driver declarations vs cuda.h).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findNvcc } from './find-nvcc.mjs';
+
+const pkg = join(dirname(fileURLToPath(import.meta.url)), '..');
+const native = join(pkg, '..', '..', 'native', 'cuda');
+const outDir = join(pkg, 'build', 'kernel-test');
+const cxx = process.env.CXX ?? 'g++';
+
+try {
+  execFileSync(cxx, ['--version'], { stdio: 'ignore', timeout: 30_000 });
+} catch {
+  console.log(`@core/backend-cuda: kernel tests skipped: no C++ compiler (${cxx}) on PATH`);
+  process.exit(0);
+}
+mkdirSync(outDir, { recursive: true });
+
+function compile(args, what) {
+  const started = Date.now();
+  const r = spawnSync(cxx, args, { stdio: 'inherit', timeout: 600_000 });
+  if (r.status !== 0) {
+    console.error(`@core/backend-cuda: compiling ${what} failed`);
+    process.exit(1);
+  }
+  console.log(`@core/backend-cuda: compiled ${what} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+const exe = join(outDir, 'kernel_test');
+compile(['-std=c++17', '-O1', '-Wall', '-Wno-unused-function', '-o', exe, join(native, 'test', 'kernel_test.cpp'), join(native, 'emu', 'emu.cpp')],
+  'the kernel tests (host C++ + emulation)');
+const run = spawnSync(exe, [], { stdio: 'inherit', timeout: 600_000 });
+if (run.status !== 0) process.exit(run.status ?? 1);
+
+// The driver declarations are checked against cuda.h from the toolkit nvcc belongs to.
+const nvcc = findNvcc();
+const include = 'path' in nvcc ? join(dirname(dirname(realpathSync(nvcc.path))), 'include') : null;
+if (include && existsSync(join(include, 'cuda.h'))) {
+  compile(['-std=c++17', '-fsyntax-only', `-I${include}`, join(native, 'test', 'api_check.cpp')], `api_check.cpp against ${join(include, 'cuda.h')}`);
+} else {
+  console.log('@core/backend-cuda: driver API declaration check skipped: no cuda.h (the CUDA toolkit is not installed)');
+}
