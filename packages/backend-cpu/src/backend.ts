@@ -7,7 +7,7 @@ import { WasmRuntime } from './wasm/runtime.js';
 export { CpuStorage } from './storage.js';
 
 /** The contract version this backend implements; core checks its major against its own. */
-const IMPLEMENTS_CONTRACT = '1.0.0';
+const IMPLEMENTS_CONTRACT = '1.1.0';
 
 const FULL: DTypeSupport = { storage: true, compute: true };
 
@@ -32,7 +32,7 @@ export interface CpuBackendOptions {
    * `kernels` is given. Everything else runs the TypeScript kernels either way.
    */
   readonly wasm?: boolean;
-  /** Threads for the wasm kernels, this one included. Default: the machine's cores, at most 8. */
+  /** Threads for the wasm kernels, this one included. Default: the environment variable CORE_CPU_THREADS, else the machine's cores (at most 8). */
   readonly threads?: number;
   /**
    * false: keep wasm tensors in a plain (non-shared) memory and run on one thread, which is what
@@ -53,6 +53,8 @@ export interface CpuWasmInfo {
   readonly threads: number;
   /** Whether the wasm memory is shared (SharedArrayBuffer), which worker threads need. */
   readonly shared: boolean;
+  /** Whether the kernels use relaxed SIMD (fused multiply-adds; CORE_CPU_RELAXED_SIMD=0 turns it off). */
+  readonly relaxedSimd: boolean;
   /** Why the kernels are not running, when they are not. */
   readonly failure: string | null;
   /** Resolves once the kernels module has started or failed. */
@@ -165,6 +167,7 @@ export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
         return runtime.threads;
       },
       shared: runtime.heap.shared,
+      relaxedSimd: runtime.relaxedSimd,
       get failure() {
         return runtime.failure;
       },

@@ -113,6 +113,68 @@ describe('wasm elementwise = TypeScript elementwise, bit for bit', () => {
       }
     });
   }
+  for (const op of ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const) {
+    it(`compare ${op}: specials pairwise, broadcast scalar, strided and large inputs`, () => {
+      const n = special.length;
+      const cases: [Ref, Ref][] = [
+        [ref(special, [n, n], [1, 0]), ref(special, [n, n], [0, 1])],
+        [ref(randoms(4099, 6), [4099]), ref([0.25], [4099], [0])],
+        [ref(randoms(40 * 30, 7), [30, 40], [1, 30]), ref(randoms(40 * 30, 8), [30, 40])],
+        [ref(randoms(70000, 9), [70000]), ref(randoms(70000, 10), [70000])],
+      ];
+      for (const [a, b] of cases) {
+        const got = W.alloc(0, 'bool', numel(a.shape));
+        const want = W.alloc(0, 'bool', numel(a.shape));
+        const view = (storage: CpuStorage): Ref => ({ storage, dtype: 'bool', shape: a.shape, strides: strides(a.shape), offset: 0 });
+        W.kernels.compare(op, a, b, view(got));
+        K.compare(op, a, b, view(want));
+        expect(Array.from(got.data)).toEqual(Array.from(want.data));
+      }
+    });
+  }
+  it('where: contiguous, broadcast branches, strided and large, NaN payloads kept', () => {
+    const n = 70001;
+    const condStorage = W.alloc(0, 'bool', n);
+    W.write(condStorage, Uint8Array.from(randoms(n, 11), (v) => (v > 0 ? 1 : 0)), 0);
+    const cond = (shape: number[], s = strides(shape)): Ref => ({ storage: condStorage, dtype: 'bool', shape, strides: s, offset: 0 });
+    const payloadNaN = new Float32Array(new Uint32Array([0x7fc01234]).buffer)[0];
+    const cases: [Ref, Ref, Ref][] = [
+      [cond([n]), ref(randoms(n, 12), [n]), ref(randoms(n, 13), [n])],
+      [cond([256, 128]), ref(randoms(256 * 128, 14), [256, 128]), ref([0], [256, 128], [0, 0])],
+      [cond([128, 256]), ref([payloadNaN], [128, 256], [0, 0]), ref(randoms(256 * 128, 15), [128, 256])],
+      [cond([37, 41], [1, 37]), ref(randoms(37 * 41, 16), [37, 41], [1, 37]), ref(randoms(41, 17), [37, 41], [0, 1])],
+    ];
+    for (const [c, a, b] of cases) {
+      const got = out(a.shape);
+      const want = out(a.shape);
+      W.kernels.where(c, a, b, got);
+      K.where(c, a, b, want);
+      expect(new Uint32Array(read(got).buffer)).toEqual(new Uint32Array(read(want).buffer));
+    }
+  });
+  it('copy of 4-byte dtypes: transposes, broadcasts and offsets, bits unchanged', () => {
+    const payloadNaN = new Float32Array(new Uint32Array([0x7fa00001]).buffer)[0];
+    const data = randoms(300 * 200, 18);
+    data[5] = payloadNaN;
+    const x = ref(data, [300, 200]);
+    const layouts: [Ref, readonly number[]][] = [
+      [{ ...x }, [300, 200]],
+      [{ ...x, shape: [200, 300], strides: [1, 200] }, [200, 300]],
+      [{ ...x, shape: [7, 200], strides: [0, 1], offset: 400 }, [7, 200]],
+    ];
+    for (const [src, shape] of layouts) {
+      const got = out(shape);
+      const want = out(shape);
+      W.kernels.copy(src, got);
+      K.copy(src, want);
+      expect(new Uint32Array(read(got).buffer)).toEqual(new Uint32Array(read(want).buffer));
+    }
+    const ints = W.alloc(0, 'int32', 6);
+    W.write(ints, Int32Array.from([1, 2, 3, 4, 5, -6]), 0);
+    const dst = W.alloc(0, 'int32', 6);
+    W.kernels.copy({ storage: ints, dtype: 'int32', shape: [3, 2], strides: [1, 3], offset: 0 }, { storage: dst, dtype: 'int32', shape: [3, 2], strides: [2, 1], offset: 0 });
+    expect(Array.from(dst.data)).toEqual([1, 4, 2, 5, 3, -6]);
+  });
   it('leaves other ops and dtypes to the TypeScript kernels', () => {
     const a = ref([1, 2, 3], [3]);
     const b = ref([2, 2, 2], [3]);

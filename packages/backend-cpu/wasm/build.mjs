@@ -34,9 +34,13 @@ const COMMON = [
   '-Wall', '-Wextra', '-Werror',
   '-Wl,--no-entry', '-Wl,--import-memory', '-Wl,--strip-all', '-Wl,-z,stack-size=0',
 ];
+const SHARED = ['-matomics', '-mbulk-memory', '-Wl,--shared-memory', '-Wl,--max-memory=4294967296'];
+const RELAXED = ['-mrelaxed-simd', '-DRELAXED'];
 const VARIANTS = {
-  shared: ['-matomics', '-mbulk-memory', '-Wl,--shared-memory', '-Wl,--max-memory=4294967296'],
+  shared: SHARED,
   single: [],
+  sharedRelaxed: [...SHARED, ...RELAXED],
+  singleRelaxed: RELAXED,
 };
 
 /**
@@ -86,6 +90,14 @@ ${wrap(modules.shared)};
 /** The kernels module that imports a plain memory (one thread), base64. */
 export const SINGLE_MODULE_BASE64 =
 ${wrap(modules.single)};
+
+/** SHARED_MODULE_BASE64 with relaxed-SIMD multiply-adds (fused where the CPU has FMA), base64. */
+export const SHARED_RELAXED_MODULE_BASE64 =
+${wrap(modules.sharedRelaxed)};
+
+/** SINGLE_MODULE_BASE64 with relaxed-SIMD multiply-adds, base64. */
+export const SINGLE_RELAXED_MODULE_BASE64 =
+${wrap(modules.singleRelaxed)};
 `;
 }
 

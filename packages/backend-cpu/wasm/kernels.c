@@ -171,18 +171,25 @@ EXPORT(gemm_tile_limits) int gemm_tile_limits(int which) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Strided elementwise loops over f32. A task covers a range of flat output indices; the last dim
-// is the inner loop, vectorised when its strides are unit (or 0 for a broadcast operand).
+// Strided elementwise loops. A task covers a range of flat output indices; the last dim is the
+// inner loop, vectorised when its strides are unit (or 0 for a broadcast operand). Operands are
+// f32 except: compare writes bool (u8), where reads a bool condition (z), copy moves any 32-bit
+// pattern unchanged.
 
 typedef struct {
   int op, ndim;
-  int x, y, out; // byte addresses (y unused by unary ops)
-  int shape[MAX_DIMS], sx[MAX_DIMS], sy[MAX_DIMS], so[MAX_DIMS];
+  int x, y, z, out; // byte addresses (unused operands: 0)
+  int shape[MAX_DIMS], sx[MAX_DIMS], sy[MAX_DIMS], sz[MAX_DIMS], so[MAX_DIMS];
   int numel, chunk;           // task t covers flat indices [t·chunk, min((t+1)·chunk, numel))
   int scratch, scratch_bytes; // per-thread scratch, as in GemmArgs (holds the loop's multi-index)
 } EltArgs;
 
-enum { OP_ADD = 0, OP_SUB, OP_MUL, OP_DIV, OP_NEG = 16, OP_ABS, OP_RELU, OP_SQRT };
+enum {
+  OP_ADD = 0, OP_SUB, OP_MUL, OP_DIV,                   // binary f32
+  OP_NEG = 16, OP_ABS, OP_RELU, OP_SQRT, OP_COPY32,    // unary
+  OP_EQ = 32, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,       // compare f32 → bool
+  OP_WHERE = 48                                        // where(bool z, f32 x, f32 y)
+};
 
 #define BINARY_LOOP(VEXPR, SEXPR)                                                                  \
   do {                                                                                             \
@@ -246,36 +253,108 @@ static void unary_run(int op, const float *x, int sx, float *o, int so, int len)
   }
 }
 
-EXPORT(elementwise_f32_task) void elementwise_f32_task(int thread, int task, const EltArgs *e) {
+// Copies 32-bit patterns as integers, so NaN payloads pass untouched.
+static void copy32_run(const int32_t *x, int sx, int32_t *o, int so, int len) {
+  int i = 0;
+  if (sx == 1 && so == 1)
+    for (; i + 4 <= len; i += 4) wasm_v128_store(o + i, wasm_v128_load(x + i));
+  for (; i < len; i++) o[i * so] = x[i * sx];
+}
+
+// Four compare masks (16 lanes of -1/0) → 16 bools.
+static inline v128_t masks_to_bools(v128_t m0, v128_t m1, v128_t m2, v128_t m3) {
+  v128_t lo = wasm_i16x8_narrow_i32x4(m0, m1), hi = wasm_i16x8_narrow_i32x4(m2, m3);
+  return wasm_v128_and(wasm_i8x16_narrow_i16x8(lo, hi), wasm_i8x16_splat(1));
+}
+
+#define COMPARE_LOOP(VCMP, SCMP)                                                                   \
+  do {                                                                                             \
+    int i = 0;                                                                                     \
+    if (sx == 1 && so == 1 && (sy == 1 || sy == 0)) {                                              \
+      v128_t yb = wasm_v128_load32_splat(y);                                                       \
+      for (; i + 16 <= len; i += 16) {                                                             \
+        v128_t m[4];                                                                               \
+        for (int q = 0; q < 4; q++) {                                                              \
+          v128_t a = wasm_v128_load(x + i + 4 * q), b = sy ? wasm_v128_load(y + i + 4 * q) : yb;   \
+          m[q] = VCMP(a, b);                                                                       \
+        }                                                                                          \
+        wasm_v128_store(o + i, masks_to_bools(m[0], m[1], m[2], m[3]));                            \
+      }                                                                                            \
+    }                                                                                              \
+    for (; i < len; i++) {                                                                         \
+      float a = x[i * sx], b = y[i * sy];                                                          \
+      o[i * so] = (SCMP) ? 1 : 0;                                                                  \
+    }                                                                                              \
+  } while (0)
+
+static void compare_run(int op, const float *x, int sx, const float *y, int sy, uint8_t *o, int so, int len) {
+  switch (op) {
+  case OP_EQ: COMPARE_LOOP(wasm_f32x4_eq, a == b); break;
+  case OP_NE: COMPARE_LOOP(wasm_f32x4_ne, a != b); break;
+  case OP_LT: COMPARE_LOOP(wasm_f32x4_lt, a < b); break;
+  case OP_LE: COMPARE_LOOP(wasm_f32x4_le, a <= b); break;
+  case OP_GT: COMPARE_LOOP(wasm_f32x4_gt, a > b); break;
+  case OP_GE: COMPARE_LOOP(wasm_f32x4_ge, a >= b); break;
+  }
+}
+
+// out = z ? x : y, any bool byte other than 0 counting as true; bits pass unchanged.
+static void where_run(const uint8_t *z, int sz, const int32_t *x, int sx, const int32_t *y, int sy, int32_t *o, int so, int len) {
+  int i = 0;
+  if (sz == 1 && so == 1 && (sx == 1 || sx == 0) && (sy == 1 || sy == 0)) {
+    v128_t xb = wasm_v128_load32_splat(x), yb = wasm_v128_load32_splat(y), zero = wasm_i32x4_splat(0);
+    for (; i + 4 <= len; i += 4) {
+      v128_t c = wasm_u32x4_extend_low_u16x8(wasm_u16x8_extend_low_u8x16(wasm_v128_load32_zero(z + i)));
+      v128_t a = sx ? wasm_v128_load(x + i) : xb, b = sy ? wasm_v128_load(y + i) : yb;
+      wasm_v128_store(o + i, wasm_v128_bitselect(b, a, wasm_i32x4_eq(c, zero)));
+    }
+  }
+  for (; i < len; i++) o[i * so] = z[i * sz] ? x[i * sx] : y[i * sy];
+}
+
+static void inner_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len) {
+  int d = e->ndim - 1, op = e->op;
+  if (op < OP_NEG)
+    binary_run(op, (const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (float *)e->out + oo, e->so[d], len);
+  else if (op == OP_COPY32)
+    copy32_run((const int32_t *)e->x + ox, e->sx[d], (int32_t *)e->out + oo, e->so[d], len);
+  else if (op < OP_EQ)
+    unary_run(op, (const float *)e->x + ox, e->sx[d], (float *)e->out + oo, e->so[d], len);
+  else if (op < OP_WHERE)
+    compare_run(op, (const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (uint8_t *)e->out + oo, e->so[d], len);
+  else
+    where_run((const uint8_t *)e->z + oz, e->sz[d], (const int32_t *)e->x + ox, e->sx[d], (const int32_t *)e->y + oy, e->sy[d],
+              (int32_t *)e->out + oo, e->so[d], len);
+}
+
+EXPORT(elementwise_task) void elementwise_task(int thread, int task, const EltArgs *e) {
   int begin = task * e->chunk, end = min_int(begin + e->chunk, e->numel);
   int nd = e->ndim, *idx = (int *)(e->scratch + thread * e->scratch_bytes);
-  // The multi-index of `begin`, last dim fastest.
-  int rem = begin, ox = 0, oy = 0, oo = 0;
+  // The multi-index of `begin`, last dim fastest; offsets in elements of each operand.
+  int rem = begin, ox = 0, oy = 0, oz = 0, oo = 0;
   for (int d = nd - 1; d >= 0; d--) {
     idx[d] = rem % e->shape[d];
     rem /= e->shape[d];
     ox += idx[d] * e->sx[d];
     oy += idx[d] * e->sy[d];
+    oz += idx[d] * e->sz[d];
     oo += idx[d] * e->so[d];
   }
-  const float *x = (const float *)e->x, *y = (const float *)e->y;
-  float *o = (float *)e->out;
   int inner = e->shape[nd - 1];
   for (int pos = begin; pos < end;) {
     int len = min_int(inner - idx[nd - 1], end - pos);
-    if (e->op < OP_NEG)
-      binary_run(e->op, x + ox, e->sx[nd - 1], y + oy, e->sy[nd - 1], o + oo, e->so[nd - 1], len);
-    else
-      unary_run(e->op, x + ox, e->sx[nd - 1], o + oo, e->so[nd - 1], len);
+    inner_run(e, ox, oy, oz, oo, len);
     pos += len;
     // Step to the start of the next inner run: carry into the outer dims.
     ox += len * e->sx[nd - 1];
     oy += len * e->sy[nd - 1];
+    oz += len * e->sz[nd - 1];
     oo += len * e->so[nd - 1];
     idx[nd - 1] += len;
     for (int d = nd - 1; d > 0 && idx[d] == e->shape[d]; d--) {
       ox += e->sx[d - 1] - e->shape[d] * e->sx[d];
       oy += e->sy[d - 1] - e->shape[d] * e->sy[d];
+      oz += e->sz[d - 1] - e->shape[d] * e->sz[d];
       oo += e->so[d - 1] - e->shape[d] * e->so[d];
       idx[d] = 0;
       idx[d - 1]++;

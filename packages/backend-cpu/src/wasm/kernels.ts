@@ -2,14 +2,18 @@
 // elementwise ops, sums over a contiguous run of axes, softmax over the last axis) when every
 // operand lives in the wasm heap, and hands everything else — other dtypes, odd layouts, plain
 // host arrays, bad arguments (whose errors the TypeScript kernels word) — to the TypeScript kernels.
-import type { BinaryOp, DTypeName, FusedKernels, Kernels, ReduceOp, UnaryOp } from '@core/tensor';
+import type { BinaryOp, CompareOp, DTypeName, FusedKernels, Kernels, ReduceOp, UnaryOp } from '@core/tensor';
 import type { CpuStorage } from '../storage.js';
 import type { Ref } from '../kernels/io.js';
 import { isContiguous, sizeOf } from '../kernels/strided.js';
 import type { WasmRuntime } from './runtime.js';
 
+// Op codes of elementwise_task (kernels.c).
 const BINARY_CODES: Partial<Record<BinaryOp, number>> = { add: 0, sub: 1, mul: 2, div: 3 };
 const UNARY_CODES: Partial<Record<UnaryOp, number>> = { neg: 16, abs: 17, relu: 18, sqrt: 19 };
+const COPY32 = 20;
+const COMPARE_CODES: Record<CompareOp, number> = { eq: 32, ne: 33, lt: 34, le: 35, gt: 36, ge: 37 };
+const WHERE = 48;
 const MAX_DIMS = 8;
 
 /** Below this many flops a matmul runs on one thread (waking workers costs more than it saves). */
@@ -22,13 +26,23 @@ function inHeap(...refs: Ref[]): boolean {
   return true;
 }
 
+/** True when every ref lives in the wasm heap with the given element size in bytes. */
+function inHeapAs(bytes: number, ...refs: Ref[]): boolean {
+  for (const ref of refs) if (ref.storage.address < 0 || elementBytes(ref.dtype) !== bytes) return false;
+  return true;
+}
+
+function elementBytes(dtype: DTypeName): number {
+  return dtype === 'float64' ? 8 : dtype === 'float16' || dtype === 'bfloat16' ? 2 : dtype === 'bool' ? 1 : 4;
+}
+
 function sameShape(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((d, i) => d === b[i]);
 }
 
 /** Byte address of a ref's first element. */
 function addressOf(ref: Ref): number {
-  return ref.storage.address + ref.offset * 4;
+  return ref.storage.address + ref.offset * elementBytes(ref.dtype);
 }
 
 /**
@@ -68,8 +82,9 @@ function chunking(rt: WasmRuntime, count: number, parallel: boolean): { chunk: n
 export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels<CpuStorage> {
   const i32 = (): Int32Array => rt.views.i32;
 
-  function elementwise(op: number, x: Ref, y: Ref | null, out: Ref): boolean {
-    const refs = y ? [x, y, out] : [x, out];
+  /** Runs elementwise_task over x (and y, and the where-condition z) into out; false when it cannot. */
+  function elementwise(op: number, out: Ref, x: Ref, y: Ref | null = null, z: Ref | null = null): boolean {
+    const refs = [out, x, y ?? x, z ?? x];
     const { shape, strides } = collapse(out.shape, refs.map((r) => r.strides));
     if (shape.length > MAX_DIMS) return false;
     const numel = sizeOf(shape);
@@ -78,24 +93,27 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
     const words = i32();
     const at = rt.args >> 2;
     const nd = shape.length;
-    const [sx, sy, so] = y ? strides : [strides[0], strides[0], strides[1]];
+    const [so, sx, sy, sz] = strides;
     words[at] = op;
     words[at + 1] = nd;
     words[at + 2] = addressOf(x);
     words[at + 3] = y ? addressOf(y) : 0;
-    words[at + 4] = addressOf(out);
+    words[at + 4] = z ? addressOf(z) : 0;
+    words[at + 5] = addressOf(out);
+    const dims = at + 6;
     for (let d = 0; d < nd; d++) {
-      words[at + 5 + d] = shape[d];
-      words[at + 5 + MAX_DIMS + d] = sx[d];
-      words[at + 5 + 2 * MAX_DIMS + d] = sy[d];
-      words[at + 5 + 3 * MAX_DIMS + d] = so[d];
+      words[dims + d] = shape[d];
+      words[dims + MAX_DIMS + d] = sx[d];
+      words[dims + 2 * MAX_DIMS + d] = sy[d];
+      words[dims + 3 * MAX_DIMS + d] = sz[d];
+      words[dims + 4 * MAX_DIMS + d] = so[d];
     }
-    const tail = at + 5 + 4 * MAX_DIMS;
+    const tail = dims + 5 * MAX_DIMS;
     words[tail] = numel;
     words[tail + 1] = chunk;
     words[tail + 2] = rt.scratch.base;
     words[tail + 3] = rt.scratch.bytes;
-    rt.run('elementwise_f32_task', tasks);
+    rt.run('elementwise_task', tasks);
     return true;
   }
 
@@ -151,7 +169,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
 
     unary(op, x, out) {
       const code = UNARY_CODES[op];
-      if (code === undefined || !rt.active || !inHeap(x, out) || !sameShape(x.shape, out.shape) || !elementwise(code, x, null, out)) {
+      if (code === undefined || !rt.active || !inHeap(x, out) || !sameShape(x.shape, out.shape) || !elementwise(code, out, x)) {
         base.unary(op, x, out);
       }
     },
@@ -160,9 +178,35 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
       const code = BINARY_CODES[op];
       if (
         code === undefined || !rt.active || !inHeap(a, b, out) ||
-        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(code, a, b, out)
+        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(code, out, a, b)
       ) {
         base.binary(op, a, b, out);
+      }
+    },
+
+    compare(op, a, b, out) {
+      if (
+        !rt.active || !inHeap(a, b) || out.dtype !== 'bool' || out.storage.address < 0 ||
+        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(COMPARE_CODES[op], out, a, b)
+      ) {
+        base.compare(op, a, b, out);
+      }
+    },
+
+    where(cond, a, b, out) {
+      if (
+        !rt.active || !inHeap(a, b, out) || cond.dtype !== 'bool' || cond.storage.address < 0 ||
+        !sameShape(cond.shape, out.shape) || !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) ||
+        !elementwise(WHERE, out, a, b, cond)
+      ) {
+        base.where(cond, a, b, out);
+      }
+    },
+
+    copy(x, out) {
+      // Any 4-byte dtype: the bits move unchanged. Copies within one storage may overlap: TypeScript.
+      if (!rt.active || x.dtype !== out.dtype || x.storage === out.storage || !inHeapAs(4, x, out) || !sameShape(x.shape, out.shape) || !elementwise(COPY32, out, x)) {
+        base.copy(x, out);
       }
     },
 

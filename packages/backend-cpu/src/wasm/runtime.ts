@@ -2,7 +2,7 @@
 // kernels module, and the thread pool. The heap exists from the start; the module is compiled
 // synchronously in Node and asynchronously in browsers (Chrome refuses synchronous compiles of
 // large modules on the main thread), and until it is ready the TypeScript kernels run instead.
-import { SHARED_MODULE_BASE64, SINGLE_MODULE_BASE64 } from './binary.js';
+import { SHARED_MODULE_BASE64, SHARED_RELAXED_MODULE_BASE64, SINGLE_MODULE_BASE64, SINGLE_RELAXED_MODULE_BASE64 } from './binary.js';
 import { WasmHeap } from './heap.js';
 import { CONTROL_BYTES, type PoolKernel, ThreadPool } from './threads.js';
 
@@ -15,7 +15,7 @@ const INITIAL_PAGES = 16; // 1 MiB; the heap grows as tensors arrive
 const ARGS_BYTES = 256;
 
 export interface WasmRuntimeOptions {
-  /** Threads for large kernels, this one included; default: the machine's cores (at most 8). */
+  /** Threads for large kernels, this one included; default: CORE_CPU_THREADS, else the machine's cores (at most 8). */
   readonly threads?: number;
   /** false: a plain memory and one thread, as in pages without cross-origin isolation. */
   readonly sharedMemory?: boolean;
@@ -27,11 +27,34 @@ function decode(base64: string): Uint8Array {
 }
 
 function defaultThreads(): number {
+  const fromEnv = Number(env('CORE_CPU_THREADS') ?? NaN);
+  if (Number.isInteger(fromEnv) && fromEnv >= 1) return fromEnv;
   const os = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:os') as
     | { availableParallelism?: () => number; cpus: () => unknown[] }
     | undefined;
   const cores = os ? (os.availableParallelism?.() ?? os.cpus().length) : ((globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1);
   return Math.max(1, Math.min(8, cores));
+}
+
+function env(name: string): string | undefined {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+}
+
+/**
+ * Whether this engine runs relaxed SIMD (f32x4.relaxed_madd: one fused multiply-add where the CPU
+ * has FMA), detected by validating the relaxed module. Node 20's V8 has it behind
+ * --experimental-wasm-relaxed-simd (on by default from V8 11.4, i.e. Node 22 and current
+ * browsers), so on Node the flag is switched on first; CORE_CPU_RELAXED_SIMD=0 opts out of both.
+ */
+function relaxedSimd(relaxedBytes: Uint8Array): boolean {
+  if (env('CORE_CPU_RELAXED_SIMD') === '0') return false;
+  if (WebAssembly.validate(relaxedBytes as BufferSource)) return true;
+  const v8 = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:v8') as
+    | { setFlagsFromString?: (flags: string) => void }
+    | undefined;
+  if (!v8?.setFlagsFromString) return false;
+  v8.setFlagsFromString('--experimental-wasm-relaxed-simd');
+  return WebAssembly.validate(relaxedBytes as BufferSource);
 }
 
 function isNode(): boolean {
@@ -85,13 +108,17 @@ export class WasmRuntime {
   failure: string | null = null;
   /** Resolves when the kernels module is ready (or has failed, see `failure`). */
   readonly ready: Promise<void>;
+  /** Whether the module uses relaxed SIMD (fused multiply-adds in matmul). */
+  readonly relaxedSimd: boolean;
 
   constructor(options: WasmRuntimeOptions = {}) {
     const { memory, shared, maxPages } = createMemory(options.sharedMemory ?? true);
     this.heap = new WasmHeap(memory, shared, maxPages);
     this.views = new MemoryViews(memory);
     const threads = shared ? Math.max(1, Math.floor(options.threads ?? defaultThreads())) : 1;
-    const bytes = decode(shared ? SHARED_MODULE_BASE64 : SINGLE_MODULE_BASE64);
+    const relaxedBytes = decode(shared ? SHARED_RELAXED_MODULE_BASE64 : SINGLE_RELAXED_MODULE_BASE64);
+    this.relaxedSimd = relaxedSimd(relaxedBytes);
+    const bytes = this.relaxedSimd ? relaxedBytes : decode(shared ? SHARED_MODULE_BASE64 : SINGLE_MODULE_BASE64);
     const start = (module: WebAssembly.Module): void => {
       try {
         this.instantiate(module, threads);
