@@ -90,6 +90,18 @@ describe('SD-2: a mixed-device elementwise op throws DeviceMismatchError', () =>
     expect(e.createdAt).toMatch(new RegExp(`device-rule\\.test\\.ts:${at.line}:\\d+$`));
   });
 
+  it('SD-2: gradients are created at the user\'s backward() call (one site captured per backward)', () => {
+    const f = zeros([3], { device: 'fake' });
+    const w = tensor([1, 2, 3], { requiresGrad: true });
+    const loss = w.mul(w).sum();
+    const [, at] = [loss.backward(), here()];
+    const e = expectError(() => f.add(w.grad!), DeviceMismatchError);
+    expect(e.createdAt).toMatch(new RegExp(`device-rule\\.test\\.ts:${at.line}:\\d+$`));
+    // After backward, sites are captured per tensor again.
+    const [stray, next] = [tensor([1, 2, 3]), here()];
+    expect(expectError(() => f.add(stray), DeviceMismatchError).createdAt).toMatch(new RegExp(`device-rule\\.test\\.ts:${next.line}:\\d+$`));
+  });
+
   it('SD-2: sub, mul, div, maximum, pow and comparisons name their own op', () => {
     const f = tensor([1, 2], { device: 'fake' });
     const c = tensor([1, 2]);

@@ -4,6 +4,7 @@ import { TensorError } from '../errors/errors.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { isGradEnabled, noGrad } from './grad-mode.js';
 import { withoutAutocast } from '../amp/autocast.js';
+import { withCreationSite } from '../tensor/site.js';
 import { Node, type BackwardFn, type Edge } from './node.js';
 
 /** Whether an op over these inputs records a node (grad mode on and some input requires grad). */
@@ -121,8 +122,9 @@ function accumulateLeaf(leaf: Tensor, g: Tensor): void {
 
 export function runBackward(root: Tensor, grad: Tensor, options: BackwardOptions = {}): void {
   const rootNode = root._gradFn;
-  // Backward runs in the forward dtypes (AC-14), whatever autocast region it is called in.
-  withoutAutocast(() => noGrad(() => {
+  // Backward runs in the forward dtypes (AC-14), whatever autocast region it is called in. Every
+  // tensor it creates (gradients) is created at the user's backward() call: captured once.
+  withCreationSite(() => withoutAutocast(() => noGrad(() => {
     // The root's gradient in the root's dtype and on its device, like every other gradient.
     const rootGrad = conform(grad, { node: rootNode, leaf: null, shape: root.shape, dtype: root.dtype, device: root.device }, 'backward()');
     if (!rootNode) {
@@ -149,5 +151,5 @@ export function runBackward(root: Tensor, grad: Tensor, options: BackwardOptions
     } finally {
       if (!options.retainGraph) for (const node of order) node.release();
     }
-  }));
+  })));
 }

@@ -63,8 +63,27 @@ function firstUserFrame(previous: PrepareStackTrace | undefined): PrepareStackTr
   };
 }
 
+/** While set, every new tensor gets this site without a stack capture (see withCreationSite). */
+let fixedSite: CreationSite | null = null;
+
+/**
+ * Runs `fn` with one creation site, captured now, for every tensor it creates: library code that
+ * creates many tensors on behalf of one user call (backward) pays for one stack capture, not one
+ * per tensor, and the site is that user call either way.
+ */
+export function withCreationSite<T>(fn: () => T): T {
+  if (!tracking || fixedSite !== null) return fn();
+  fixedSite = captureSite();
+  try {
+    return fn();
+  } finally {
+    fixedSite = null;
+  }
+}
+
 export function captureSite(): CreationSite {
   if (!tracking) return undefined;
+  if (fixedSite !== null) return fixedSite;
   const ErrorV8 = Error as ErrorConstructor & { prepareStackTrace?: PrepareStackTrace };
   if (typeof ErrorV8.captureStackTrace !== 'function') return userLocation(new Error().stack ?? '');
   const previous = ErrorV8.prepareStackTrace;
