@@ -1,0 +1,185 @@
+// CPU benchmark: this library on device 'cpu' (through the public API) against the JavaScript
+// peers a user could pick instead — tfjs-backend-cpu, tfjs-backend-wasm and @jax-js/jax's wasm
+// device — in one run, on the same seeded fp32 data, each result checked against ours.
+// Writes docs/benchmarks/cpu.md and cpu.json, then regenerates docs/guides/benchmarks.md.
+//
+//   npx -y pnpm@12.4.2 bench:cpu                     (builds the packages first)
+//   node test/bench/cpu.mjs --only=matmul,mlp --libs=ours,jax-wasm --budget=500
+// --only (workload ids or kinds) and --libs make a partial run, which prints but writes nothing.
+// --budget is the time one library may spend on one workload's timed runs (ms, default 1500).
+import { availableParallelism } from 'node:os';
+import { labels, nchwToNhwc, oihwToHwio, oneHot, randn, transpose, uniform } from './lib/data.mjs';
+import { compare, errorLine, measure } from './lib/measure.mjs';
+import { machine, resultsTable, writeReport } from './lib/report.mjs';
+import { writeGuide } from './guide.mjs';
+
+const args = Object.fromEntries(process.argv.slice(2).map((a) => {
+  const m = /^--([\w-]+)(?:=(.*))?$/.exec(a);
+  if (!m) throw new Error(`unknown argument ${a} (see the header of test/bench/cpu.mjs)`);
+  return [m[1], m[2] ?? 'true'];
+}));
+const budgetMs = Number(args.budget ?? 1500);
+const only = args.only?.split(',');
+const libs = args.libs?.split(',');
+
+/** Relative error allowed against ours (max |peer − ours| / max |ours|): fp32 sums in another order. */
+const TOL_SUMS = 1e-4;
+/** Elementwise add rounds once, the same way everywhere. */
+const TOL_EXACT = 1e-6;
+
+const MLP_SIZES = [784, 256, 10];
+const MLP_BATCH = 128;
+
+/** The workloads: how to make the inputs, and how a median time becomes the figure reported. */
+const WORKLOADS = [
+  ...[128, 256, 512, 1024, 2048].map((n) => ({
+    id: `matmul-${n}`, kind: 'matmul', workload: `matmul ${n}×${n}`, unit: 'GFLOPS', tolerance: TOL_SUMS,
+    inputs: () => ({ n, a: randn(n * n, 1), b: randn(n * n, 2) }),
+    value: (ms) => (2 * n ** 3) / (ms * 1e6),
+  })),
+  {
+    id: 'mlp', kind: 'mlp', workload: 'MLP 784→256→10 train step, batch 128, SGD', unit: 'steps/s', tolerance: TOL_SUMS,
+    // Two warm-up steps: the check compares the losses of steps 1 and 2 (so it covers the update).
+    warmup: 2,
+    inputs: () => {
+      const [inF, hidden, outF] = MLP_SIZES;
+      const w1 = uniform(hidden * inF, 11, 1 / Math.sqrt(inF));
+      const w2 = uniform(outF * hidden, 13, 1 / Math.sqrt(hidden));
+      const y = labels(MLP_BATCH, outF, 15);
+      return {
+        batch: MLP_BATCH, sizes: MLP_SIZES, lr: 0.05,
+        x: randn(MLP_BATCH * inF, 10), labels: y, onehot: oneHot(y, outF),
+        w1, b1: uniform(hidden, 12, 1 / Math.sqrt(inF)), w2, b2: uniform(outF, 14, 1 / Math.sqrt(hidden)),
+        w1t: transpose(w1, hidden, inF), w2t: transpose(w2, outF, hidden),
+      };
+    },
+    value: (ms) => 1000 / ms,
+  },
+  {
+    id: 'add-1m', kind: 'add', workload: 'add, 2 × 1M floats', unit: 'GB/s', tolerance: TOL_EXACT,
+    inputs: () => ({ a: randn(2 ** 20, 3), b: randn(2 ** 20, 4) }),
+    // Two 4-byte reads and one write per element: 12 MB moved per call.
+    value: (ms) => (12 * 2 ** 20) / (ms * 1e6),
+  },
+  conv('conv2d-demo', 64, 1, 8, 28),
+  conv('conv2d-32-64', 64, 32, 64, 14),
+  {
+    id: 'softmax-ce', kind: 'softmaxCrossEntropy', workload: 'softmax + cross-entropy forward, [128, 1000]', unit: 'calls/s', tolerance: TOL_SUMS,
+    inputs: () => {
+      const y = labels(128, 1000, 21);
+      return { rows: 128, classes: 1000, logits: randn(128 * 1000, 20, 3), labels: y, onehot: oneHot(y, 1000) };
+    },
+    value: (ms) => 1000 / ms,
+  },
+].filter((w) => !only || only.includes(w.id) || only.includes(w.kind));
+
+/** A 3×3, stride 1, padding 1 conv2d: batch × cin × size² → batch × cout × size². */
+function conv(id, batch, cin, cout, size) {
+  const inputShape = [batch, cin, size, size];
+  const weightShape = [cout, cin, 3, 3];
+  return {
+    id, kind: 'conv2d', unit: 'GFLOPS', tolerance: TOL_SUMS,
+    workload: `conv2d ${cin}→${cout} ch, ${size}×${size}, 3×3, batch ${batch}`,
+    inputs: () => {
+      const x = randn(batch * cin * size * size, 30 + cin);
+      const w = uniform(cout * cin * 9, 40 + cin, 1 / Math.sqrt(cin * 9));
+      return { inputShape, weightShape, padding: 1, x, w, xNhwc: nchwToNhwc(x, inputShape), wHwio: oihwToHwio(w, weightShape) };
+    },
+    outputShape: [batch, cout, size, size],
+    value: (ms) => (2 * batch * cout * size * size * cin * 9) / (ms * 1e6),
+  };
+}
+
+// ---- the libraries --------------------------------------------------------------------------------
+
+/** Each library loads on its own: one that fails is reported in its column, and the rest run. */
+async function load(path, name, id, pkg) {
+  try {
+    const mod = await import(path);
+    return mod[name];
+  } catch (err) {
+    return { id, label: id, package: pkg, error: errorLine(err) };
+  }
+}
+const candidates = [
+  await load('./lib/libraries/ours.mjs', 'ours', 'ours', '@core/backend-cpu'),
+  await load('./lib/libraries/tfjs.mjs', 'tfjsCpu', 'tfjs-cpu', '@tensorflow/tfjs-backend-cpu'),
+  await load('./lib/libraries/tfjs.mjs', 'tfjsWasm', 'tfjs-wasm', '@tensorflow/tfjs-backend-wasm'),
+  await load('./lib/libraries/jax.mjs', 'jaxWasm', 'jax-wasm', '@jax-js/jax'),
+].filter((l) => !libs || libs.includes(l.id));
+for (const lib of candidates) {
+  if (!lib.error) {
+    try {
+      await lib.init();
+    } catch (err) {
+      lib.error = errorLine(err);
+    }
+  }
+  console.error(lib.error ? `${lib.id}: not loaded: ${lib.error}` : `${lib.id}: ${lib.package} ${lib.version}, ${lib.threads ?? '?'} thread(s)${lib.notes?.length ? `; ${lib.notes.join('; ')}` : ''}`);
+}
+
+// ---- the run ----------------------------------------------------------------------------------------
+
+const started = performance.now();
+const rows = [];
+for (const w of WORKLOADS) {
+  const data = w.inputs();
+  const results = {};
+  let reference = null;
+  for (const lib of candidates) {
+    if (lib.error) continue;
+    let bench = null;
+    try {
+      bench = await lib[w.kind](data);
+      const { ms, reps } = await measure(bench.run, { warmup: w.warmup ?? 1, budgetMs });
+      let out = await bench.output();
+      if (w.kind === 'conv2d' && bench.layout === 'NHWC') out = nchwToNhwc(out, w.outputShape, true);
+      results[lib.id] = { value: w.value(ms), ms, reps };
+      if (lib.id === 'ours') reference = out;
+      else if (reference) {
+        const { maxAbs, rel } = compare(reference, out);
+        results[lib.id].check = { maxAbs, rel, ok: rel <= w.tolerance };
+      }
+    } catch (err) {
+      results[lib.id] = { error: errorLine(err) };
+    } finally {
+      try { await bench?.dispose?.(); } catch { /* a failed dispose must not hide the result */ }
+    }
+    const r = results[lib.id];
+    const shown = r.error ? `error: ${r.error}` : `${r.value.toPrecision(3)} ${w.unit} (${r.ms.toFixed(2)} ms × ${r.reps || 'cold'})${r.check ? ` rel err ${r.check.rel.toExponential(1)}${r.check.ok ? '' : ' ✗ CHECK FAILED'}` : ''}`;
+    console.error(`${w.id.padEnd(14)} ${lib.id.padEnd(10)} ${shown}`);
+  }
+  rows.push({ id: w.id, workload: w.workload, unit: w.unit, tolerance: w.tolerance, results });
+}
+
+const libraries = candidates.map((l) => ({
+  id: l.id, label: l.label, package: l.package, version: l.version ?? null, threads: l.threads ?? null,
+  completion: l.completion ?? null, notes: l.notes ?? [], ...(l.error ? { error: l.error } : {}),
+}));
+const report = {
+  bench: 'cpu',
+  title: 'CPU benchmark',
+  command: 'npx -y pnpm@12.4.2 bench:cpu',
+  script: 'test/bench/cpu.mjs',
+  date: new Date().toISOString().slice(0, 10),
+  machine: machine(),
+  method: [
+    `fp32 throughout; every library gets the same seeded inputs. Each figure is the median of several timed runs after warm-up; the number of runs adapts to a budget of ${budgetMs} ms per library and workload.`,
+    'Each timed run ends when the result is computed, as each library requires (below). Higher is better in every unit; a ratio above 1 means ours is faster.',
+    `Checks: each peer's result is compared with ours (the output tensor; for the MLP, the losses of the first two steps from the same initial weights): relative error = max |peer − ours| / max |ours|, tolerance ${TOL_SUMS} (${TOL_EXACT} for add). A failed check is marked ✗.`,
+    `ours: device 'cpu', which uses whatever kernels and threads the installed @core/backend-cpu provides (${availableParallelism()} cores here).`,
+  ],
+  libraries,
+  ratios: libraries.filter((l) => l.id !== 'ours').map((l) => ({ numerator: 'ours', denominator: l.id })),
+  rows,
+};
+
+console.log(`\n${resultsTable(report)}\n`);
+console.log(`${((performance.now() - started) / 1000).toFixed(0)} s`);
+if (only || libs) {
+  console.log('partial run (--only / --libs): docs/benchmarks not written');
+} else {
+  for (const f of writeReport(report)) console.log(`wrote ${f}`);
+  console.log(`wrote ${writeGuide()}`);
+}
+process.exit(0);

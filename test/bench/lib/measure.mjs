@@ -1,0 +1,60 @@
+// Timing and result checks shared by the benchmarks.
+
+/**
+ * The median wall time of `run` (which must return only once the work is done), after warm-up.
+ * The number of timed runs adapts to a time budget, so a slow library at a large size costs a few
+ * runs, not minutes: the first warm-up run is timed, and after a warm-up slower than a third of
+ * the budget only one run is timed. A warm-up slower than `coldCapMs` is reported as it is
+ * (`reps: 0`, a cold figure, marked in the table): at that length, what warm-up would remove
+ * (compiling kernels, JIT) is lost in the noise, and another run would cost as long again.
+ */
+export async function measure(run, { warmup = 1, budgetMs = 1500, coldCapMs = 8000, minReps = 3, maxReps = 15 } = {}) {
+  let first = 0;
+  for (let i = 0; i < warmup; i++) {
+    const t0 = performance.now();
+    await run();
+    if (i === 0) first = performance.now() - t0;
+  }
+  if (first > coldCapMs) return { ms: first, reps: 0 };
+  const times = [];
+  const timed = async () => {
+    const t0 = performance.now();
+    await run();
+    times.push(performance.now() - t0);
+  };
+  // The first timed run, warm, sets the count (the warm-up may include compiling kernels).
+  await timed();
+  const reps = first > budgetMs / 3 ? 1 : Math.max(minReps, Math.min(maxReps, Math.floor(budgetMs / Math.max(times[0], 1e-3))));
+  while (times.length < reps) await timed();
+  times.sort((a, b) => a - b);
+  return { ms: times[Math.floor(times.length / 2)], reps };
+}
+
+/**
+ * How far `got` is from `ref`: the largest absolute difference, and that difference relative to
+ * the largest magnitude in `ref` (a norm-wise relative error, which stays meaningful where single
+ * elements of a sum cancel to nearly zero).
+ */
+export function compare(ref, got) {
+  if (got.length !== ref.length) return { maxAbs: Infinity, rel: Infinity, note: `length ${got.length}, expected ${ref.length}` };
+  let maxAbs = 0;
+  let scale = 0;
+  for (let i = 0; i < ref.length; i++) {
+    const d = Math.abs(got[i] - ref[i]);
+    if (!(d <= maxAbs)) maxAbs = d; // also catches NaN
+    scale = Math.max(scale, Math.abs(ref[i]));
+  }
+  return { maxAbs, rel: maxAbs / (scale || 1) };
+}
+
+/** A number for a table: three significant figures or so. */
+export function fmt(v) {
+  if (v == null || !Number.isFinite(v)) return '—';
+  return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toPrecision(2);
+}
+
+/** An error as one short line (for table footnotes and the json). */
+export function errorLine(err) {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.split('\n')[0].slice(0, 240);
+}
