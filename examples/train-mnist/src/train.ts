@@ -2,6 +2,7 @@
 // the model once, move each batch right before the forward pass.
 import '@core/backend-cpu';
 import '@core/backend-webgpu'; // registers 'webgpu' when an adapter is found (else it reports why not)
+import '@core/backend-cuda'; // registers 'cuda' when the addon, a driver and a GPU are present (else it reports why not)
 import { DataLoader, TensorDataset } from '@core/data';
 import { F } from '@core/nn';
 import { AdamW } from '@core/optim';

@@ -1,5 +1,6 @@
 /** Why the cuda backend cannot start: no driver, a driver too old, no device, or no native addon. */
 export class CudaUnavailableError extends Error {
+  /** Always 'CudaUnavailableError'. */
   override readonly name = 'CudaUnavailableError';
   /** The reason alone, e.g. "no NVIDIA driver (libcuda.so.1 not found)". */
   readonly reason: string;
