@@ -1,4 +1,4 @@
-import type { Backend, Capabilities, DTypeName, DTypeSupport, HostArray, MemoryStats } from '@core/tensor';
+import type { Backend, Capabilities, DTypeName, DTypeSupport, HostArray, MemoryStats, WriteHint } from '@core/tensor';
 import { acquireDevice, type AcquireOptions, type AcquiredDevice } from './device.js';
 import { WebGPUBufferLimitError } from './errors.js';
 import { createKernels, type KernelContext } from './kernels.js';
@@ -6,7 +6,7 @@ import { Runtime } from './runtime.js';
 import { deviceItemSize, sizeClass, WebGPUStorage } from './storage.js';
 import type { ShaderEnv } from './wgsl/gen.js';
 
-const IMPLEMENTS_CONTRACT = '1.0.0';
+const IMPLEMENTS_CONTRACT = '1.1.0';
 const FULL: DTypeSupport = { storage: true, compute: true };
 const DTYPES: readonly DTypeName[] = ['float32', 'float16', 'bfloat16', 'int32', 'bool'];
 
@@ -26,6 +26,8 @@ export interface WebGPUStats {
   readonly pipelines: number;
   /** Bytes of freed buffers kept for reuse. */
   readonly pooledBytes: number;
+  /** Host → device copies queued through mapped staging buffers (non-blocking, pinned sources). */
+  readonly stagedUploads: number;
 }
 
 /** What a WebGPU backend adds to the contract: the device and how it was set up. */
@@ -70,7 +72,8 @@ function makeBackend(device: GPUDevice, shaderF16: boolean, adapterInfo: string)
     // A software rasteriser (lavapipe, SwiftShader) runs on the CPU: bestDevice() then prefers the cpu backend.
     features: [shaderF16 ? 'shader-f16' : 'float16-packed', ...(SOFTWARE_ADAPTER.test(adapterInfo) ? ['software-adapter'] : [])],
     strictNumerics: true,
-    pinnedMemory: false,
+    // Non-blocking copies from pinned tensors are queued through mapped staging buffers (write()).
+    pinnedMemory: true,
   };
 
   const live = new Set<WebGPUStorage>();
@@ -136,7 +139,7 @@ function makeBackend(device: GPUDevice, shaderF16: boolean, adapterInfo: string)
   const kernels = wrap(made.kernels);
   const fused = wrap(made.fused);
 
-  function write(storage: WebGPUStorage, data: HostArray, offset: number): void {
+  function write(storage: WebGPUStorage, data: HostArray, offset: number, hint?: WriteHint): void {
     own(storage, 'write');
     rt.check();
     const { dtype } = storage;
@@ -145,18 +148,25 @@ function makeBackend(device: GPUDevice, shaderF16: boolean, adapterInfo: string)
       throw new RangeError(`webgpu write: ${data.length} elements at offset ${offset} do not fit a storage of ${storage.numel}`);
     }
     if (data.length === 0) return;
+    // A non-blocking copy from pinned memory is queued behind the device's work through a mapped
+    // staging buffer; anything else (a pageable source, as in PyTorch) flushes the work first.
+    const queued = hint?.nonBlocking === true && hint.pinned;
+    const put = (byteOffset: number, view: ArrayBufferView) => {
+      if (queued) rt.stagedWrite(storage.buffer, byteOffset, view);
+      else rt.writeBuffer(storage.buffer, byteOffset, view);
+    };
     if (dtype === 'bool') {
-      rt.writeBuffer(storage.buffer, offset * 4, Uint32Array.from(data as Uint8Array));
+      put(offset * 4, Uint32Array.from(data as Uint8Array));
       return;
     }
     if (dtype !== 'float16' && dtype !== 'bfloat16') {
-      rt.writeBuffer(storage.buffer, offset * 4, data);
+      put(offset * 4, data);
       return;
     }
-    // 16-bit elements: queue.writeBuffer moves whole 4-byte words, so an odd offset or length
-    // goes through a temporary and a copy kernel that writes exactly the elements asked for.
+    // 16-bit elements: buffer copies move whole 4-byte words, so an odd offset or length goes
+    // through a temporary and a copy kernel that writes exactly the elements asked for.
     if (offset % 2 === 0 && data.length % 2 === 0) {
-      rt.writeBuffer(storage.buffer, offset * 2, data);
+      put(offset * 2, data);
       return;
     }
     const n = data.length;
@@ -238,7 +248,7 @@ function makeBackend(device: GPUDevice, shaderF16: boolean, adapterInfo: string)
     fused,
 
     stats() {
-      return { dispatches: rt.dispatches, submits: rt.submits, pipelines: rt.pipelineCount, pooledBytes: rt.pool.pooledBytes };
+      return { dispatches: rt.dispatches, submits: rt.submits, pipelines: rt.pipelineCount, pooledBytes: rt.pool.pooledBytes, stagedUploads: rt.stagedUploads };
     },
 
     destroy() {

@@ -2,7 +2,7 @@
 // and caches) a pipeline keyed by a small description (op, dtypes, layouts), packs shapes,
 // strides and offsets into the dispatch's parameter slot and queues the dispatch: nothing waits.
 import type {
-  ArgReduceOp, BinaryOp, CompareOp, DTypeName, FusedKernels, Kernels, RandomSpec, ReduceOp, TensorRef, UnaryOp,
+  AdamSpec, ArgReduceOp, BinaryOp, CompareOp, CrossEntropySpec, DTypeName, FusedKernels, Kernels, RandomSpec, ReduceOp, TensorRef, UnaryOp,
 } from '@core/tensor';
 import { float32ToBFloat16Bits, float32ToFloat16Bits } from '@core/tensor';
 import type { KernelSource, Runtime } from './runtime.js';
@@ -676,10 +676,163 @@ ${MAIN_SIGNATURE} {${THREAD_INDEX}
       [length, rank === 0 ? 0 : X.strides[d]!, rank === 0 ? 0 : out.strides[d]!]);
   }
 
+  /**
+   * Cross entropy per row, one thread per row of x [N, C] (strided): the stable log-sum-exp, the
+   * picked logit and (with label smoothing) the row sum, then `lse − (1 − ε)·x[t] − (ε/C)·Σx` in
+   * f32, rounded once into out; 0 for ignoreIndex, NaN for a target outside [0, C).
+   */
+  function crossEntropy(x: Ref, target: Ref, spec: CrossEntropySpec, out: Ref): void {
+    const what = 'crossEntropy';
+    if (!isFloat(x.dtype)) throw new TypeError(`webgpu ${what}: needs a floating dtype, got ${x.dtype}`);
+    if (x.shape.length !== 2) throw new RangeError(`webgpu ${what}: needs logits [N, C], got [${x.shape.join(', ')}]`);
+    const [rows, classes] = x.shape as [number, number];
+    checkDType(what, 'target', target, 'int32');
+    checkShape(what, 'target', target, [rows]);
+    checkDType(what, 'out', out, x.dtype);
+    checkShape(what, 'out', out, [rows]);
+    if (rows === 0) return;
+    const { ignoreIndex, labelSmoothing } = spec;
+    const stmt = `
+  let C = P[eb];
+  let sx = P[eb + 1u];
+  let t = a1_ld(pos1);
+  if (t == bitcast<i32>(P[eb + 2u])) { o_st(pos2, 0.0); return; }
+  if (t < 0i || u32(t) >= C) { o_st(pos2, f32_nan()); return; }
+  var m = a0_ld(pos0);
+  for (var j = 1u; j < C; j = j + 1u) {
+    let v = a0_ld(pos0 + j * sx);
+    if (is_nan(m)) { break; }
+    if (is_nan(v) || f_lt(m, v)) { m = v; }
+  }
+  var s = 0.0;
+  var total = 0.0;
+  for (var j = 0u; j < C; j = j + 1u) {
+    let v = a0_ld(pos0 + j * sx);
+    s = s + exp_f(v - m);
+    total = total + v;
+  }
+  let lse = m + log_f(s);
+  let picked = a0_ld(pos0 + u32(t) * sx);
+  var r = lse - picked;
+  if (P[eb + 5u] != 0u) { r = (lse - bitcast<f32>(P[eb + 3u]) * picked) - bitcast<f32>(P[eb + 4u]) * total; }
+  o_st(pos2, r);`;
+    const X = detach(x, out);
+    const T = detach(target, out);
+    const f32Bits = (v: number) => encodeScalar('float32', v);
+    elementwiseOver(what, [rows], [X, T], [[X.strides[0]!], [T.strides[0]!]], out, [out.strides[0]!], stmt,
+      [classes, X.strides[1]!, ignoreIndex | 0, f32Bits(1 - labelSmoothing), f32Bits(labelSmoothing / classes), labelSmoothing === 0 ? 0 : 1], true);
+  }
+
+  /** WGSL rounding of an f32 value to `dtype` and back (identity for float32). */
+  function roundFn(dtype: DTypeName): string {
+    switch (dtype) {
+      case 'float16': return 'fn rd(x: f32) -> f32 { return f16_to_f32(f32_to_f16(x)); }';
+      case 'bfloat16': return 'fn rd(x: f32) -> f32 { return bf16_to_f32(f32_to_bf16(x)); }';
+      default: return 'fn rd(x: f32) -> f32 { return x; }';
+    }
+  }
+
+  function checkFlat(what: string, name: string, ref: Ref): void {
+    if (!isContiguous(ref)) throw new RangeError(`webgpu ${what}: ${name} must be contiguous`);
+  }
+
+  /**
+   * GS-6 in place, one dispatch per grad and one thread per element: a non-finite element sets
+   * foundInf to 1 (every writer stores the same value), then the element becomes v·invScale in f32,
+   * rounded once on store. No host read.
+   */
+  function unscaleAndCheck(grads: readonly Ref[], foundInf: Ref, invScale: Ref): void {
+    const what = 'unscaleAndCheck';
+    checkDType(what, 'foundInf', foundInf, 'float32');
+    checkDType(what, 'invScale', invScale, 'float32');
+    for (const g of grads) {
+      if (!isFloat(g.dtype)) throw new TypeError(`webgpu ${what}: grads need a floating dtype, got ${g.dtype}`);
+      checkFlat(what, 'a grad', g);
+      const n = sizeOf(g.shape);
+      if (n === 0) continue;
+      const ops: Operand[] = [{ name: 'sc', dtype: 'float32', access: 'r' }, { name: 'fi', dtype: 'float32', access: 'w' }, { name: 'o', dtype: g.dtype, access: 'w' }];
+      const kernel: KernelSource = {
+        key: `unscaleAndCheck|${tg(g.dtype)}`,
+        bindings: ['r', 'w', 'w'],
+        source: () => shader(env, ops, `${MAIN_SIGNATURE} {${THREAD_INDEX}
+  let p = P[1] + i;
+  let v = o_ld(p);
+  if (is_nan(v) || is_inf(v)) { fi_st(P[2], 1.0); }
+  o_st(p, v * sc_ld(P[3]));
+}`),
+      };
+      const params = Uint32Array.from([n, g.offset, foundInf.offset, invScale.offset]);
+      rt.dispatch(kernel, [invScale.storage.buffer, foundInf.storage.buffer, g.storage.buffer], params, groupsFor(n));
+    }
+  }
+
+  /**
+   * One Adam/AdamW update per element, one thread each, op for op as @core/optim's decomposition
+   * (and the cpu kernel) computes it in f32, with its roundings to the dtype for half types.
+   */
+  function adamw(param: Ref, grad: Ref, expAvg: Ref, expAvgSq: Ref, maxExpAvgSq: Ref | null, spec: AdamSpec): void {
+    const what = 'adamw';
+    if (!isFloat(param.dtype)) throw new TypeError(`webgpu ${what}: needs a floating dtype, got ${param.dtype}`);
+    const refs: Array<[string, Ref | null]> = [['param', param], ['grad', grad], ['expAvg', expAvg], ['expAvgSq', expAvgSq], ['maxExpAvgSq', maxExpAvgSq]];
+    for (const [name, ref] of refs) {
+      if (ref === null) continue;
+      checkDType(what, name, ref, param.dtype);
+      checkShape(what, name, ref, param.shape);
+      checkFlat(what, name, ref);
+    }
+    const n = sizeOf(param.shape);
+    if (n === 0) return;
+    const amsgrad = maxExpAvgSq !== null;
+    const d = param.dtype;
+    const ops: Operand[] = [
+      { name: 'gr', dtype: d, access: 'r' }, { name: 'pa', dtype: d, access: 'w' }, { name: 'ma', dtype: d, access: 'w' }, { name: 'va', dtype: d, access: 'w' },
+      ...(amsgrad ? [{ name: 'vx', dtype: d, access: 'w' } as Operand] : []),
+    ];
+    const F = (k: number) => `bitcast<f32>(P[${k}u])`;
+    const body = `${roundFn(d)}
+${MAIN_SIGNATURE} {${THREAD_INDEX}
+  let flags = P[5];
+  var g = gr_ld(P[1] + i);
+  if ((flags & 2u) != 0u) { g = f_neg(g); }
+  var pi = pa_ld(P[2] + i);
+  if ((flags & 4u) != 0u) {
+    if ((flags & 1u) != 0u) { pi = rd(pi * ${F(6)}); } else { g = rd(g + pi * ${F(7)}); }
+  }
+  let mo = ma_ld(P[3] + i);
+  let diff = g - mo;
+  var mi: f32;
+  if ((flags & 8u) != 0u) { mi = rd(mo + diff * ${F(8)}); } else { mi = rd(g - diff * ${F(8)}); }
+  let vs = rd(va_ld(P[4] + i) * ${F(9)});
+  var vi = rd(vs + (g * ${F(10)}) * g);
+  ma_st(P[3] + i, mi);
+  va_st(P[4] + i, vi);
+  ${amsgrad ? `vi = rd(max_f(vx_ld(P[15] + i), vi));
+  vx_st(P[15] + i, vi);` : ''}
+  let root = rd(sqrt_f(vi));
+  let denom = rd(rd(div_rn(root, ${F(11)})) + ${F(12)});
+  pa_st(P[2] + i, pi + div_rn(mi * ${F(13)}, denom));
+}`;
+    const kernel: KernelSource = { key: `adamw:${amsgrad ? 'amsgrad' : 'plain'}|${tg(d)}`, bindings: ops.map((o) => o.access), source: () => shader(env, ops, body) };
+    const f = (v: number) => encodeScalar('float32', v);
+    const w = 1 - spec.beta1;
+    const lerpLow = Math.abs(w) < 0.5;
+    const flags = (spec.decoupled ? 1 : 0) | (spec.maximize ? 2 : 0) | (spec.weightDecay !== 0 ? 4 : 0) | (lerpLow ? 8 : 0);
+    const params = Uint32Array.from([
+      n, grad.offset, param.offset, expAvg.offset, expAvgSq.offset, flags,
+      f(1 - spec.lr * spec.weightDecay), f(spec.weightDecay), f(lerpLow ? w : 1 - w), f(spec.beta2), f(1 - spec.beta2),
+      f(spec.biasCorrection2Sqrt), f(spec.eps), f(-spec.stepSize), 0, maxExpAvgSq?.offset ?? 0,
+    ]);
+    const buffers = [grad, param, expAvg, expAvgSq, ...(maxExpAvgSq ? [maxExpAvgSq] : [])].map((r) => r.storage.buffer);
+    rt.dispatch(kernel, buffers, params, groupsFor(n));
+  }
+
   const kernels: Kernels<WebGPUStorage> = { unary, binary, compare, where, cast, copy, fill, reduce, argReduce, matmul, gather, scatterAdd, random };
   const fused: FusedKernels<WebGPUStorage> = {
     softmax: (x, dim, out) => softmaxLike('softmax', x, dim, out),
     logSoftmax: (x, dim, out) => softmaxLike('logSoftmax', x, dim, out),
+    crossEntropy,
+    unscaleAndCheck,
+    adamw,
   };
   return { kernels, fused };
 }

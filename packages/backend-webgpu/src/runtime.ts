@@ -1,8 +1,9 @@
 // The device runtime: command batching (many dispatches in one compute pass, one submit per
 // batch; a batch is flushed by a read, a host write, synchronize(), a full parameter arena, or a
 // microtask after the op that opened it), the pipeline cache, per-dispatch parameters in a shared
-// arena, async reads through pooled staging buffers, and the sticky error state (device loss,
-// out-of-memory, validation) that later operations report as typed errors.
+// arena, async reads through pooled staging buffers, non-blocking uploads through mapped staging
+// buffers, and the sticky error state (device loss, out-of-memory, validation) that later
+// operations report as typed errors.
 import { WebGPUDeviceLostError, WebGPUError, WebGPUOutOfMemoryError, WebGPUValidationError } from './errors.js';
 import { BufferPool, MapMode, Usage } from './storage.js';
 
@@ -46,8 +47,15 @@ export class Runtime {
   /** Errors reported asynchronously (validation, out-of-memory), raised by the next read or synchronize. */
   private pending: WebGPUError[] = [];
 
+  /** Mapped upload staging buffers by size class, ready for `stagedWrite`. */
+  private readonly mappedUploads = new Map<number, GPUBuffer[]>();
+  /** Staging buffers whose copies are encoded in the current batch. */
+  private inFlightUploads: { cls: number; staging: GPUBuffer }[] = [];
+
   dispatches = 0;
   submits = 0;
+  /** Host → device copies queued through mapped staging buffers. */
+  stagedUploads = 0;
 
   constructor(device: GPUDevice) {
     this.device = device;
@@ -192,6 +200,7 @@ export class Runtime {
     this.slots = 0;
     this.device.queue.submit([commands]);
     this.submits++;
+    this.recycleUploads();
     this.pool.trim(this.pool.maxPooledBytes);
     this.staging.trim(this.staging.maxPooledBytes);
   }
@@ -200,6 +209,42 @@ export class Runtime {
   writeBuffer(buffer: GPUBuffer, byteOffset: number, data: ArrayBufferView): void {
     this.flush();
     this.device.queue.writeBuffer(buffer, byteOffset, data.buffer, data.byteOffset, data.byteLength);
+  }
+
+  /**
+   * Host → device without flushing: `data` goes into a mapped staging buffer (MAP_WRITE, taken
+   * mapped from a pool) and a copy into `buffer` is encoded after the queued dispatches, in the
+   * same batch. Used for non-blocking copies from pinned memory; `bytes` and offsets are multiples
+   * of 4. The staging buffer is mapped again once the batch has run, for the next upload.
+   */
+  stagedWrite(buffer: GPUBuffer, byteOffset: number, data: ArrayBufferView): void {
+    this.check();
+    const bytes = data.byteLength;
+    if (bytes === 0) return;
+    const cls = stagingClass(bytes);
+    const staging = this.mappedUploads.get(cls)?.pop() ?? this.device.createBuffer({ size: cls, usage: Usage.MAP_WRITE | Usage.COPY_SRC, mappedAtCreation: true });
+    new Uint8Array(staging.getMappedRange(0, bytes)).set(new Uint8Array(data.buffer, data.byteOffset, bytes));
+    staging.unmap();
+    this.commandEncoder().copyBufferToBuffer(staging, 0, buffer, byteOffset, bytes);
+    this.inFlightUploads.push({ cls, staging });
+    this.stagedUploads++;
+  }
+
+  /** After a submit: map the staging buffers it used again and return them to the pool (bounded). */
+  private recycleUploads(): void {
+    const used = this.inFlightUploads;
+    this.inFlightUploads = [];
+    for (const { cls, staging } of used) {
+      staging.mapAsync(MapMode.WRITE).then(() => {
+        const list = this.mappedUploads.get(cls) ?? [];
+        if (list.length >= 4) {
+          staging.destroy();
+          return;
+        }
+        list.push(staging);
+        this.mappedUploads.set(cls, list);
+      }, () => staging.destroy());
+    }
   }
 
   /** Copy `bytes` (a multiple of 4) within the device, queued in order with the dispatches. */

@@ -179,6 +179,14 @@ export interface FusedKernels<S> {
   ): void;
 }
 
+/** How core moves host data into a storage (see `Backend.write`). */
+export interface WriteHint {
+  /** `.to(device, { nonBlocking: true })`: the copy need not be complete when write returns. */
+  readonly nonBlocking: boolean;
+  /** The source is a pinned CPU tensor (`pinMemory()`). */
+  readonly pinned: boolean;
+}
+
 /** crossEntropy's scalar arguments. */
 export interface CrossEntropySpec {
   /** Targets equal to this contribute 0. */
@@ -265,8 +273,13 @@ export interface Backend<S = unknown> {
   alloc(index: number, dtype: DTypeName, numel: number): S;
   /** Release a storage. Core calls it once, when the last tensor over it is disposed or collected. */
   free(storage: S): void;
-  /** Copy host data (the dtype's host array, see HostArrayByDType) into the storage from element `offset`. */
-  write(storage: S, data: HostArray, offset: number): void;
+  /**
+   * Copy host data (the dtype's host array, see HostArrayByDType) into the storage from element
+   * `offset`. `data` may be reused by the caller once this returns. `hint` (since 1.1.0, optional
+   * to honour) says how core moves it: a non-blocking copy from pinned host memory may be queued
+   * with the device's work (through a mapped staging buffer) instead of flushing it first.
+   */
+  write(storage: S, data: HostArray, offset: number, hint?: WriteHint): void;
   /** Read the whole storage once all queued work on it is done. */
   read(storage: S): Promise<HostArray>;
   /** Synchronous read, for backends that declare `syncRead`. */

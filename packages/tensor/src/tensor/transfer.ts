@@ -1,5 +1,6 @@
 // Moving tensors between devices and dtypes (DEV-7, XFER-*, PIN-*), and reading values out.
 import { getBackend, listBackends, isAvailable } from '../backend/registry.js';
+import type { WriteHint } from '../backend/contract.js';
 import type { HostArray } from '../dtype/dtype.js';
 import { bfloat16, bool, float16, type DType } from '../dtype/dtype.js';
 import { canCast } from '../dtype/promotion.js';
@@ -84,15 +85,16 @@ async function hostContiguousAsync(x: Tensor): Promise<HostArray> {
   }
 }
 
-function upload(host: HostArray, like: Tensor, device: Device, pinned: boolean): Tensor {
+function upload(host: HostArray, like: Tensor, device: Device, pinned: boolean, hint: WriteHint): Tensor {
   const out = allocate(like.shape, like.dtype, device, pinned);
-  if (host.length > 0) backendOf(device).write(out._storage.handle, host, 0);
+  if (host.length > 0) backendOf(device).write(out._storage.handle, host, 0, hint);
   return out;
 }
 
-function moved(x: Tensor, device: Device, dtype: DType, pinned: boolean, host: HostArray): Tensor {
-  // Cast after arriving, into memory that is pinned when the copy asked for it (XFER-3).
-  const arrived = upload(host, x, device, pinned);
+function moved(x: Tensor, device: Device, dtype: DType, pinned: boolean, host: HostArray, nonBlocking: boolean): Tensor {
+  // Cast after arriving, into memory that is pinned when the copy asked for it (XFER-3). A
+  // non-blocking copy from pinned memory may be queued by the device (XFER-2).
+  const arrived = upload(host, x, device, pinned, { nonBlocking, pinned: x.isPinned() });
   let out = arrived;
   if (arrived.dtype !== dtype) {
     out = allocate(arrived.shape, dtype, device, pinned);
@@ -118,7 +120,7 @@ export function to(x: Tensor, target: DeviceLike | DType | Tensor | ToOptions, o
     );
   }
   // XFER-3: a non-blocking device→host copy lands in pinned memory.
-  return moved(x, t.device, t.dtype, t.nonBlocking && t.device.type === 'cpu' && x.device.type !== 'cpu', host);
+  return moved(x, t.device, t.dtype, t.nonBlocking && t.device.type === 'cpu' && x.device.type !== 'cpu', host, t.nonBlocking);
 }
 
 export async function toAsync(x: Tensor, target: DeviceLike | DType | Tensor | ToOptions, options?: Omit<ToOptions, 'device'>): Promise<Tensor> {
@@ -127,7 +129,7 @@ export async function toAsync(x: Tensor, target: DeviceLike | DType | Tensor | T
   if (t.device.equals(x.device) || backendOf(x.device).readSync) return to(x, target, options);
   requireStorage(backendOf(t.device), t.dtype, 'to');
   const host = await hostContiguousAsync(x);
-  return moved(x, t.device, t.dtype, t.nonBlocking && t.device.type === 'cpu', host);
+  return moved(x, t.device, t.dtype, t.nonBlocking && t.device.type === 'cpu', host, t.nonBlocking);
 }
 
 /** PIN-1: a pinned copy of a CPU tensor (itself when already pinned). */
