@@ -18,9 +18,12 @@ describe('cpu backend: identity and capabilities', () => {
     for (const dtype of ['float32', 'float16', 'bfloat16', 'float64', 'int32', 'bool'] as const) {
       expect(be.capabilities.dtypes[dtype]).toEqual({ storage: true, compute: true });
     }
-    expect(be.kernels).toBe(CpuKernels);
+    expect(be.kernels).not.toBe(CpuKernels); // the wasm kernels, falling back to CpuKernels
+    expect(be.wasm?.active).toBe(true);
     expect(typeof be.fused?.softmax).toBe('function');
     expect(typeof be.fused?.logSoftmax).toBe('function');
+    expect(createCpuBackend({ wasm: false }).kernels).toBe(CpuKernels);
+    expect(createCpuBackend({ wasm: false }).wasm).toBeNull();
   });
 
   it('takes replacement kernels', () => {

@@ -2,7 +2,7 @@
 // elementwise results must be bit-identical; matmul, sums and softmax within stated tolerances
 // (a different summation order). Layouts cover broadcasting, transposes, offsets, edge tiles,
 // several K blocks, batches, empty sizes and NaN/±Inf/±0.
-import type { TensorRef } from '@core/tensor';
+import { bfloat16BitsToNumber, float16BitsToNumber, float32ToBFloat16Bits, float32ToFloat16Bits, type TensorRef } from '@core/tensor';
 import { describe, expect, it } from 'vitest';
 import { createCpuBackend } from '../src/backend.js';
 import { CpuFused, CpuKernels } from '../src/kernels/index.js';
@@ -271,6 +271,68 @@ describe('wasm matmul against a float64 reference', () => {
   it('gives the TypeScript kernels the shape errors to word', () => {
     expect(() => W.kernels.matmul(ref(randoms(6, 1), [1, 2, 3]), ref(randoms(8, 1), [1, 4, 2]), out([1, 2, 2]), 'float32')).toThrow(/do not give/);
   });
+});
+
+/** A half-typed (f16/bf16) storage in W's heap holding `values` rounded to the type, row-major. */
+function halfRef(dtype: 'float16' | 'bfloat16', values: readonly number[], shape: readonly number[], viewStrides = strides(shape)): Ref {
+  const storage = W.alloc(0, dtype, values.length);
+  const encode = dtype === 'float16' ? float32ToFloat16Bits : float32ToBFloat16Bits;
+  W.write(storage, Uint16Array.from(values, (v) => encode(v)), 0);
+  return { storage, dtype, shape, strides: viewStrides, offset: 0 };
+}
+
+describe('wasm casts between float32 and the half types = TypeScript casts, bit for bit', () => {
+  const specials = [0, -0, 1, -1, 65504, 65520, 65519.99, -1e6, 6.1e-5, 6.0e-5, 5.96e-8, 2.98e-8, 2.99e-8, 1e-40, Infinity, -Infinity, NaN, 3.3895e38, 1.00390625, 1.01171875];
+  for (const dtype of ['float16', 'bfloat16'] as const) {
+    it(`float32 → ${dtype} → float32: specials, ties, subnormals and a strided large array`, () => {
+      for (const x of [ref(specials, [specials.length]), ref(randoms(3 * 50000, 21).map((v, i) => v * 2 ** ((i % 60) - 30)), [50000], [3], 1)]) {
+        const n = numel(x.shape);
+        const half = (): Ref => ({ storage: W.alloc(0, dtype, n), dtype, shape: x.shape, strides: [1], offset: 0 });
+        const got = half();
+        const want = half();
+        W.kernels.cast(x, got);
+        K.cast(x, want);
+        expect(Array.from(got.storage.data)).toEqual(Array.from(want.storage.data));
+        const back = out(x.shape);
+        const backWant = out(x.shape);
+        W.kernels.cast(got, back);
+        K.cast(got, backWant);
+        expectSameBits(read(back), read(backWant));
+      }
+    });
+  }
+});
+
+describe('wasm half matmul: f32 sums, one rounding of the result', () => {
+  for (const dtype of ['float16', 'bfloat16'] as const) {
+    it(`${dtype}: 37×45×300 with B transposed, against a float64 reference of the rounded inputs`, () => {
+      const [m, n, k] = [37, 45, 300];
+      const a = halfRef(dtype, randoms(m * k, 31), [1, m, k]);
+      const b = halfRef(dtype, randoms(k * n, 32), [1, k, n], [k * n, 1, k]);
+      const c: Ref = { storage: W.alloc(0, dtype, m * n), dtype, shape: [1, m, n], strides: [m * n, n, 1], offset: 0 };
+      W.kernels.matmul(a, b, c, 'float32');
+      const decode = dtype === 'float16' ? float16BitsToNumber : bfloat16BitsToNumber;
+      const A = Array.from(a.storage.data, decode);
+      const B = Array.from(b.storage.data, decode);
+      const got = Array.from(c.storage.data, decode);
+      // Half rounding of the result (2^-11 or 2^-8 relative, 2^-24 absolute below f16's normals) plus f32 summation error.
+      const unit = dtype === 'float16' ? 2 ** -11 : 2 ** -8;
+      for (let i = 0; i < m; i++) {
+        for (let j = 0; j < n; j++) {
+          let exact = 0;
+          let scale = 0;
+          for (let p = 0; p < k; p++) {
+            const x = A[i * k + p] * B[j * k + p];
+            exact += x;
+            scale += Math.abs(x);
+          }
+          const bound = unit * Math.abs(exact) + 2 ** -24 + 2 * k * 2 ** -24 * scale;
+          const err = Math.abs(got[i * n + j] - exact);
+          if (!(err <= bound)) throw new Error(`(${i}, ${j}): got ${got[i * n + j]}, want ${exact} ± ${bound}`);
+        }
+      }
+    });
+  }
 });
 
 describe('wasm sums and softmax against the TypeScript kernels', () => {

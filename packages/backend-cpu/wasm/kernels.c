@@ -16,13 +16,77 @@
 
 static inline int min_int(int a, int b) { return a < b ? a : b; }
 
+// Half conversions, bit for bit the core's (packages/tensor/src/dtype/half.ts).
+
+static inline uint32_t f32_bits(float x) {
+  union { float f; uint32_t u; } v = {x};
+  return v.u;
+}
+
+static inline float f32_from_bits(uint32_t u) {
+  union { uint32_t u; float f; } v = {u};
+  return v.f;
+}
+
+// f32 → f16, round to nearest even; NaN → sign | 0x7e00.
+static inline uint16_t f32_to_f16(float x) {
+  uint32_t bits = f32_bits(x), sign = (bits >> 16) & 0x8000, exp = (bits >> 23) & 0xff, mant = bits & 0x7fffff;
+  if (exp == 0xff) return (uint16_t)(mant ? sign | 0x7e00 : sign | 0x7c00);
+  int e = (int)exp - 127;
+  if (e > 15) return (uint16_t)(sign | 0x7c00);
+  if (e >= -14) {
+    uint32_t half = ((uint32_t)(e + 15) << 10) | (mant >> 13), rest = mant & 0x1fff;
+    if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) half += 1;
+    return (uint16_t)(sign | half);
+  }
+  if (e < -25) return (uint16_t)sign;
+  uint32_t full = mant | 0x800000, shift = (uint32_t)(-e - 1);
+  uint32_t half = full >> shift, rest = full & ((1u << shift) - 1), tie = 1u << (shift - 1);
+  if (rest > tie || (rest == tie && (half & 1))) half += 1;
+  return (uint16_t)(sign | half);
+}
+
+// f16 → f32, exact; every NaN becomes the canonical quiet NaN 0x7fc00000, as a JS number store does.
+static inline float f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  if (exp == 0x1f) return f32_from_bits(mant ? 0x7fc00000u : sign | 0x7f800000u);
+  if (exp == 0) {
+    float v = (float)mant * 5.9604644775390625e-8f; // m · 2^-24, exact
+    return sign ? -v : v;
+  }
+  return f32_from_bits(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+// f32 → bf16: NaN → 0x7fc0, else (u + 0x7fff + ((u >> 16) & 1)) >> 16 (nearest even; PyTorch's).
+static inline uint16_t f32_to_bf16(float x) {
+  uint32_t u = f32_bits(x);
+  if ((u & 0x7fffffff) > 0x7f800000) return 0x7fc0;
+  return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+static inline float bf16_to_f32(uint16_t b) {
+  uint32_t u = (uint32_t)b << 16;
+  return (u & 0x7fffffff) > 0x7f800000 ? f32_from_bits(0x7fc00000u) : f32_from_bits(u);
+}
+
+
 // ---------------------------------------------------------------------------------------------
-// GEMM: C[b] = A[b] @ B[b] for strided f32 operands, BLIS-style. A task computes one tile of C:
+// GEMM: C[b] = A[b] @ B[b] for strided operands, BLIS-style. A task computes one tile of C:
 // K is walked in blocks of KC; per block the tile's B columns are packed into NR-wide panels and
 // its A rows into MR-tall panels (zero-padded), then an MR×NR register-blocked micro-kernel runs
 // over every panel pair. Packing reads any strides, so transposed operands cost no extra copy.
+// Operands may be f16 or bf16: packing converts to f32, sums stay in f32 (an f32 tile buffer
+// when C is a half type) and C is rounded once at the end.
 
 enum { MR = 4, NR = 8, KC = 256, MC_MAX = 128, NC_MAX = 512 };
+enum { T_F32 = 0, T_F16 = 1, T_BF16 = 2 }; // element types of GEMM operands
+
+static inline float load_as_f32(const void *base, int type, int index) {
+  if (type == T_F32) return ((const float *)base)[index];
+  uint16_t h = ((const uint16_t *)base)[index];
+  return type == T_F16 ? f16_to_f32(h) : bf16_to_f32(h);
+}
+
 
 // The argument block (int32 words), written by the TypeScript side.
 typedef struct {
@@ -32,6 +96,7 @@ typedef struct {
   int c, c_rs, c_cs, c_bs;
   int tile_m, tile_n, tiles_m, tiles_n;
   int scratch, scratch_bytes; // per-thread scratch: thread t uses [scratch + t·scratch_bytes, …)
+  int a_type, b_type, c_type;
 } GemmArgs;
 
 // The MR×NR product of a packed A panel (kc × MR) and a packed B panel (kc × NR), into `tile`.
@@ -65,11 +130,21 @@ static void micro_kernel(int kc, const float *a, const float *b, float *tile) {
   wasm_v128_store(tile + 28, c31);
 }
 
-// Packs rows [0, mt) × cols [0, kc) of A (at `a`, strides rs/cs) into MR-tall panels.
-static void pack_a(const float *a, int rs, int cs, int mt, int kc, float *dst) {
+// Packs rows [0, mt) × cols [0, kc) of A (element `at` of `a`, strides rs/cs) into MR-tall panels.
+static void pack_a(const void *a, int type, int at, int rs, int cs, int mt, int kc, float *dst) {
+  if (type != T_F32) {
+    for (int i0 = 0; i0 < mt; i0 += MR) {
+      int rows = min_int(MR, mt - i0);
+      for (int p = 0; p < kc; p++) {
+        for (int i = 0; i < MR; i++) dst[i] = i < rows ? load_as_f32(a, type, at + (i0 + i) * rs + p * cs) : 0.0f;
+        dst += MR;
+      }
+    }
+    return;
+  }
   for (int i0 = 0; i0 < mt; i0 += MR) {
     int rows = min_int(MR, mt - i0);
-    const float *src = a + i0 * rs;
+    const float *src = (const float *)a + at + i0 * rs;
     if (rows == MR && cs == 1) {
       for (int p = 0; p < kc; p++) {
         dst[0] = src[p];
@@ -87,11 +162,21 @@ static void pack_a(const float *a, int rs, int cs, int mt, int kc, float *dst) {
   }
 }
 
-// Packs rows [0, kc) × cols [0, nt) of B (at `b`, strides rs/cs) into NR-wide panels.
-static void pack_b(const float *b, int rs, int cs, int kc, int nt, float *dst) {
+// Packs rows [0, kc) × cols [0, nt) of B (element `at` of `b`, strides rs/cs) into NR-wide panels.
+static void pack_b(const void *b, int type, int at, int rs, int cs, int kc, int nt, float *dst) {
+  if (type != T_F32) {
+    for (int j0 = 0; j0 < nt; j0 += NR) {
+      int cols = min_int(NR, nt - j0);
+      for (int p = 0; p < kc; p++) {
+        for (int j = 0; j < NR; j++) dst[j] = j < cols ? load_as_f32(b, type, at + p * rs + (j0 + j) * cs) : 0.0f;
+        dst += NR;
+      }
+    }
+    return;
+  }
   for (int j0 = 0; j0 < nt; j0 += NR) {
     int cols = min_int(NR, nt - j0);
-    const float *src = b + j0 * cs;
+    const float *src = (const float *)b + at + j0 * cs;
     if (cols == NR && cs == 1) {
       for (int p = 0; p < kc; p++) {
         wasm_v128_store(dst, wasm_v128_load(src + p * rs));
@@ -130,40 +215,60 @@ static void store_tile(const float *tile, float *c, int rs, int cs, int rows, in
   }
 }
 
-EXPORT(gemm_f32_task) void gemm_f32_task(int thread, int task, const GemmArgs *g) {
+EXPORT(gemm_task) void gemm_task(int thread, int task, const GemmArgs *g) {
   int per_batch = g->tiles_m * g->tiles_n;
   int batch = task / per_batch, rest = task % per_batch;
   int i_start = (rest / g->tiles_n) * g->tile_m, j_start = (rest % g->tiles_n) * g->tile_n;
   int mt = min_int(g->tile_m, g->m - i_start), nt = min_int(g->tile_n, g->n - j_start);
-  const float *a = (const float *)g->a + batch * g->a_bs + i_start * g->a_rs;
-  const float *b = (const float *)g->b + batch * g->b_bs + j_start * g->b_cs;
-  float *c = (float *)g->c + batch * g->c_bs + i_start * g->c_rs + j_start * g->c_cs;
+  int a_at = batch * g->a_bs + i_start * g->a_rs, b_at = batch * g->b_bs + j_start * g->b_cs;
+  int c_at = batch * g->c_bs + i_start * g->c_rs + j_start * g->c_cs;
   float *pa = (float *)(g->scratch + thread * g->scratch_bytes);
   float *pb = pa + MC_MAX * KC;
   float *tile = pb + KC * NC_MAX;
+  // Sums collect in a contiguous f32 tile buffer and go to C once at the end (rounded once for a
+  // half C). Its row pitch is padded off a power of two: rows of a large C, 4 or 8 KiB apart,
+  // would all land in the same L1 cache sets.
+  float *acc = tile + MR * NR;
+  int acc_rs = ((nt + NR - 1) / NR) * NR + 4, acc_cs = 1;
 
   if (g->k == 0) { // an empty sum: C is zero
     for (int i = 0; i < mt; i++)
-      for (int j = 0; j < nt; j++) c[i * g->c_rs + j * g->c_cs] = 0.0f;
-    return;
+      for (int j = 0; j < nt; j++) acc[i * acc_rs + j * acc_cs] = 0.0f;
   }
   for (int p0 = 0; p0 < g->k; p0 += KC) {
     int kc = min_int(KC, g->k - p0);
-    pack_b(b + p0 * g->b_rs, g->b_rs, g->b_cs, kc, nt, pb);
-    pack_a(a + p0 * g->a_cs, g->a_rs, g->a_cs, mt, kc, pa);
+    pack_b((const void *)g->b, g->b_type, b_at + p0 * g->b_rs, g->b_rs, g->b_cs, kc, nt, pb);
+    pack_a((const void *)g->a, g->a_type, a_at + p0 * g->a_cs, g->a_rs, g->a_cs, mt, kc, pa);
     for (int j0 = 0; j0 < nt; j0 += NR) {
       const float *bp = pb + (j0 / NR) * kc * NR;
       for (int i0 = 0; i0 < mt; i0 += MR) {
         micro_kernel(kc, pa + (i0 / MR) * kc * MR, bp, tile);
-        store_tile(tile, c + i0 * g->c_rs + j0 * g->c_cs, g->c_rs, g->c_cs, min_int(MR, mt - i0),
-                   min_int(NR, nt - j0), p0 > 0);
+        store_tile(tile, acc + i0 * acc_rs + j0 * acc_cs, acc_rs, acc_cs, min_int(MR, mt - i0), min_int(NR, nt - j0), p0 > 0);
       }
     }
+  }
+  if (g->c_type == T_F32) {
+    float *c = (float *)g->c + c_at;
+    for (int i = 0; i < mt; i++) {
+      const float *row = acc + i * acc_rs;
+      float *dst = c + i * g->c_rs;
+      int j = 0;
+      if (g->c_cs == 1)
+        for (; j + 4 <= nt; j += 4) wasm_v128_store(dst + j, wasm_v128_load(row + j));
+      for (; j < nt; j++) dst[j * g->c_cs] = row[j];
+    }
+  } else {
+    uint16_t *c = (uint16_t *)g->c + c_at;
+    for (int i = 0; i < mt; i++)
+      for (int j = 0; j < nt; j++) {
+        float v = acc[i * acc_rs + j];
+        c[i * g->c_rs + j * g->c_cs] = g->c_type == T_F16 ? f32_to_f16(v) : f32_to_bf16(v);
+      }
   }
 }
 
 EXPORT(gemm_scratch_bytes) int gemm_scratch_bytes(void) {
-  return (MC_MAX * KC + KC * NC_MAX + MR * NR) * (int)sizeof(float);
+  return (MC_MAX * KC + KC * NC_MAX + MR * NR + MC_MAX * (NC_MAX + 4)) * (int)sizeof(float);
 }
 
 EXPORT(gemm_tile_limits) int gemm_tile_limits(int which) {
@@ -174,7 +279,7 @@ EXPORT(gemm_tile_limits) int gemm_tile_limits(int which) {
 // Strided elementwise loops. A task covers a range of flat output indices; the last dim is the
 // inner loop, vectorised when its strides are unit (or 0 for a broadcast operand). Operands are
 // f32 except: compare writes bool (u8), where reads a bool condition (z), copy moves any 32-bit
-// pattern unchanged.
+// pattern unchanged, casts read or write 16-bit half patterns.
 
 typedef struct {
   int op, ndim;
@@ -188,7 +293,8 @@ enum {
   OP_ADD = 0, OP_SUB, OP_MUL, OP_DIV,                   // binary f32
   OP_NEG = 16, OP_ABS, OP_RELU, OP_SQRT, OP_COPY32,    // unary
   OP_EQ = 32, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,       // compare f32 → bool
-  OP_WHERE = 48                                        // where(bool z, f32 x, f32 y)
+  OP_WHERE = 48,                                       // where(bool z, f32 x, f32 y)
+  OP_F32_TO_F16 = 64, OP_F32_TO_BF16, OP_F16_TO_F32, OP_BF16_TO_F32 // casts
 };
 
 #define BINARY_LOOP(VEXPR, SEXPR)                                                                  \
@@ -312,6 +418,19 @@ static void where_run(const uint8_t *z, int sz, const int32_t *x, int sx, const 
   for (; i < len; i++) o[i * so] = z[i * sz] ? x[i * sx] : y[i * sy];
 }
 
+static void cast_run(int op, const void *x, int sx, void *o, int so, int len) {
+  const float *xf = (const float *)x;
+  const uint16_t *xh = (const uint16_t *)x;
+  float *of = (float *)o;
+  uint16_t *oh = (uint16_t *)o;
+  switch (op) {
+  case OP_F32_TO_F16: for (int i = 0; i < len; i++) oh[i * so] = f32_to_f16(xf[i * sx]); break;
+  case OP_F32_TO_BF16: for (int i = 0; i < len; i++) oh[i * so] = f32_to_bf16(xf[i * sx]); break;
+  case OP_F16_TO_F32: for (int i = 0; i < len; i++) of[i * so] = f16_to_f32(xh[i * sx]); break;
+  case OP_BF16_TO_F32: for (int i = 0; i < len; i++) of[i * so] = bf16_to_f32(xh[i * sx]); break;
+  }
+}
+
 static void inner_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len) {
   int d = e->ndim - 1, op = e->op;
   if (op < OP_NEG)
@@ -322,6 +441,10 @@ static void inner_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len)
     unary_run(op, (const float *)e->x + ox, e->sx[d], (float *)e->out + oo, e->so[d], len);
   else if (op < OP_WHERE)
     compare_run(op, (const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (uint8_t *)e->out + oo, e->so[d], len);
+  else if (op == OP_F32_TO_F16 || op == OP_F32_TO_BF16)
+    cast_run(op, (const float *)e->x + ox, e->sx[d], (uint16_t *)e->out + oo, e->so[d], len);
+  else if (op == OP_F16_TO_F32 || op == OP_BF16_TO_F32)
+    cast_run(op, (const uint16_t *)e->x + ox, e->sx[d], (float *)e->out + oo, e->so[d], len);
   else
     where_run((const uint8_t *)e->z + oz, e->sz[d], (const int32_t *)e->x + ox, e->sx[d], (const int32_t *)e->y + oy, e->sy[d],
               (int32_t *)e->out + oo, e->so[d], len);

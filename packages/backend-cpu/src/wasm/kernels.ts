@@ -1,5 +1,6 @@
-// The WebAssembly kernels: each takes the float32 cases it handles well (matmul, the common
-// elementwise ops, sums over a contiguous run of axes, softmax over the last axis) when every
+// The WebAssembly kernels: each takes the cases it handles well (float32 matmul — and float16/
+// bfloat16 with f32 sums —, the common float32 elementwise ops, compare, where, 32-bit copies,
+// float32↔half casts, sums over a contiguous run of axes, softmax over the last axis) when every
 // operand lives in the wasm heap, and hands everything else — other dtypes, odd layouts, plain
 // host arrays, bad arguments (whose errors the TypeScript kernels word) — to the TypeScript kernels.
 import type { BinaryOp, CompareOp, DTypeName, FusedKernels, Kernels, ReduceOp, UnaryOp } from '@core/tensor';
@@ -14,6 +15,12 @@ const UNARY_CODES: Partial<Record<UnaryOp, number>> = { neg: 16, abs: 17, relu: 
 const COPY32 = 20;
 const COMPARE_CODES: Record<CompareOp, number> = { eq: 32, ne: 33, lt: 34, le: 35, gt: 36, ge: 37 };
 const WHERE = 48;
+/** Cast op codes by "from→to". */
+const CAST_CODES: Readonly<Record<string, number>> = {
+  'float32→float16': 64, 'float32→bfloat16': 65, 'float16→float32': 66, 'bfloat16→float32': 67,
+};
+/** GEMM operand element types (kernels.c T_*). */
+const GEMM_TYPES: Partial<Record<DTypeName, number>> = { float32: 0, float16: 1, bfloat16: 2 };
 const MAX_DIMS = 8;
 
 /** Below this many flops a matmul runs on one thread (waking workers costs more than it saves). */
@@ -142,9 +149,10 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
       addressOf(out), out.strides[1], out.strides[2], out.strides[0],
       tileM, tileN, Math.ceil(m / tileM), Math.ceil(n / tileN),
       rt.scratch.base, rt.scratch.bytes,
+      GEMM_TYPES[a.dtype]!, GEMM_TYPES[b.dtype]!, GEMM_TYPES[out.dtype]!,
     ];
     words.set(fields, at);
-    rt.run('gemm_f32_task', count());
+    rt.run('gemm_task', count());
   }
 
   function sumRun(x: Ref, axes: readonly number[], out: Ref): boolean {
@@ -203,6 +211,13 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
       }
     },
 
+    cast(x, out) {
+      const code = CAST_CODES[`${x.dtype}→${out.dtype}`];
+      if (code === undefined || !rt.active || x.storage.address < 0 || out.storage.address < 0 || !sameShape(x.shape, out.shape) || !elementwise(code, out, x)) {
+        base.cast(x, out);
+      }
+    },
+
     copy(x, out) {
       // Any 4-byte dtype: the bits move unchanged. Copies within one storage may overlap: TypeScript.
       if (!rt.active || x.dtype !== out.dtype || x.storage === out.storage || !inHeapAs(4, x, out) || !sameShape(x.shape, out.shape) || !elementwise(COPY32, out, x)) {
@@ -221,7 +236,9 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
         a.shape.length === 3 && b.shape.length === 3 && out.shape.length === 3 &&
         a.shape[1] === out.shape[1] && b.shape[2] === out.shape[2] && a.shape[2] === b.shape[1] &&
         (a.shape[0] === out.shape[0] || a.shape[0] === 1) && (b.shape[0] === out.shape[0] || b.shape[0] === 1);
-      if (!valid || accumulate !== 'float32' || !rt.active || !inHeap(a, b, out) || sizeOf(out.shape) === 0) {
+      const types = GEMM_TYPES[a.dtype] !== undefined && b.dtype === a.dtype && out.dtype === a.dtype;
+      const inWasm = a.storage.address >= 0 && b.storage.address >= 0 && out.storage.address >= 0;
+      if (!valid || !types || accumulate !== 'float32' || !rt.active || !inWasm || sizeOf(out.shape) === 0) {
         base.matmul(a, b, out, accumulate);
         return;
       }

@@ -14,7 +14,7 @@
 export const CONTROL_BYTES = 64;
 
 /** Kernels the pool can run: `(thread, task, args)` exports of the module. */
-export const KERNEL_NAMES = ['gemm_f32_task', 'elementwise_task', 'reduce_f32_task', 'softmax_f32_task'] as const;
+export const KERNEL_NAMES = ['gemm_task', 'elementwise_task', 'reduce_f32_task', 'softmax_f32_task'] as const;
 export type PoolKernel = (typeof KERNEL_NAMES)[number];
 
 type TaskFn = (thread: number, task: number, args: number) => void;
