@@ -1,5 +1,7 @@
 // Deliberately broken CPU backends (wrapped kernel objects, never committed source changes) that
 // the suite must catch: the mutation check of issue 5.
+// Mutants of fused kernels turn the wasm kernels off (`wasm: false`): the wasm softmax and
+// logSoftmax would otherwise shadow the TypeScript ones being broken.
 import { createCpuBackend, CpuFused, CpuKernels, CpuStorage } from '@core/backend-cpu';
 import type { AdamSpec, CrossEntropySpec } from '@core/tensor';
 import { float32BitsFromNumber, type Backend, type TensorRef } from './mutant-helpers.js';
@@ -75,6 +77,7 @@ export function stridedReadOffByOne(): Backend<CpuStorage> {
 /** Mutant 3: the fused softmax forgets to subtract the row maximum (overflows for large inputs). */
 export function softmaxWithoutMax(): Backend<CpuStorage> {
   return createCpuBackend({
+    wasm: false,
     fused: {
       ...CpuFused,
       softmax(x: Ref, dim: number, out: Ref) {
@@ -98,6 +101,7 @@ export function softmaxWithoutMax(): Backend<CpuStorage> {
 /** Mutant 4 (subtle): the fused logSoftmax normalises with log(Σ + 1e-7) — a "safe log" epsilon. */
 export function logSoftmaxEpsilon(): Backend<CpuStorage> {
   return createCpuBackend({
+    wasm: false,
     fused: {
       ...CpuFused,
       logSoftmax(x: Ref, dim: number, out: Ref) {
@@ -142,6 +146,7 @@ export function maxMinSkipNaN(): Backend<CpuStorage> {
 /** Mutant 6: the fused crossEntropy drops label smoothing (the plain −log p[t] per row). */
 export function crossEntropyIgnoresSmoothing(): Backend<CpuStorage> {
   return createCpuBackend({
+    wasm: false,
     fused: {
       ...CpuFused,
       crossEntropy(x: Ref, target: Ref, spec: CrossEntropySpec, out: Ref) {
@@ -162,6 +167,7 @@ function isInfAt(r: Ref, i: number): boolean {
 /** Mutant 7: the fused unscale-and-check flags Inf but not NaN (an `abs(v) == inf` test). */
 export function unscaleMissesNaN(): Backend<CpuStorage> {
   return createCpuBackend({
+    wasm: false,
     fused: {
       ...CpuFused,
       unscaleAndCheck(grads: readonly Ref[], foundInf: Ref, invScale: Ref) {
@@ -177,6 +183,7 @@ export function unscaleMissesNaN(): Backend<CpuStorage> {
 /** Mutant 8 (subtle): the fused Adam update forgets the second moment's bias correction. */
 export function adamWithoutBiasCorrection2(): Backend<CpuStorage> {
   return createCpuBackend({
+    wasm: false,
     fused: {
       ...CpuFused,
       adamw(param: Ref, grad: Ref, expAvg: Ref, expAvgSq: Ref, maxExpAvgSq: Ref | null, spec: AdamSpec) {
