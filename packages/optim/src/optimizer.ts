@@ -1,5 +1,5 @@
 // The optimizer base: parameter groups, per-parameter state, zeroGrad, step's checks, state dicts.
-import { DeviceMismatchError, enableGrad, noGrad, ShapeError, Tensor, ValueError } from '@core/tensor';
+import { DeviceMismatchError, enableGrad, noGrad, ShapeError, Tensor, ValueError, withCreationSite } from '@core/tensor';
 import {
   copyOption, groupInputs, groupParams, withDefaults, type ParamGroup, type ParamGroupInput, type ParamsInput,
 } from './param-groups.js';
@@ -90,9 +90,10 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
   step<L>(closure?: () => L): L | undefined {
     const loss = closure === undefined ? undefined : enableGrad(closure);
     const work = this.paramGroups.map((group, g) => ({ group, items: this.paramsWithGrad(group, g) }));
-    noGrad(() => {
+    // Every tensor the update creates (optimizer state, temporaries) is created at the user's step() call: one capture.
+    withCreationSite(() => noGrad(() => {
       for (const { group, items } of work) this.updateGroup(group, items);
-    });
+    }));
     return loss;
   }
 

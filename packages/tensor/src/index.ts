@@ -27,7 +27,7 @@ export {
 } from './backend/registry.js';
 export { Tensor, type Scalar, type TensorOrScalar, type ToOptions } from './tensor/tensor.js';
 export type { NestedArray, DataArray } from './tensor/transfer.js';
-export { setCreationSiteTracking } from './tensor/site.js';
+export { setCreationSiteTracking, withCreationSite } from './tensor/site.js';
 export { checkSameDevice } from './dispatch/device-rule.js';
 export {
   tensor, zeros, ones, full, empty, arange, linspace, rand, randn, randint,
