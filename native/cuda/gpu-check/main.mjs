@@ -1,0 +1,65 @@
+// The GPU check's Node side, bundled by `gpu-check.sh prepare` into one file (one copy of core):
+//   node gpu-check.mjs probe
+//   node gpu-check.mjs conformance OUT_PREFIX [--gemm auto|own] [--filter SUBSTRING]
+//   node gpu-check.mjs train OUT.json --amp fp16|bf16|off [--epochs N] [--device cuda]
+//   node gpu-check.mjs bench OUT.json [--quick]
+// Every subcommand prints one JSON summary line last ("RESULT {...}") for gpu-check.sh's report.
+import { writeFileSync } from 'node:fs';
+import '@core/backend-cpu';
+import '@core/backend-cuda';
+import { probeCuda } from '@core/backend-cuda';
+import { renderMarkdown, runConformance } from '@core/conformance';
+import { availableDevices, getBackend } from '@core/tensor';
+import { train } from '../../../examples/train-mnist/src/train.ts';
+import { runCudaBench } from '../../../test/bench/cuda.mjs';
+
+const [command, out, ...rest] = process.argv.slice(2);
+const flag = (name, fallback) => (rest.includes(name) ? rest[rest.indexOf(name) + 1] : fallback);
+const result = (value) => console.log(`RESULT ${JSON.stringify(value)}`);
+
+switch (command) {
+  case 'probe': {
+    result({ probe: probeCuda(), devices: await availableDevices() });
+    break;
+  }
+  case 'conformance': {
+    const device = flag('--device', 'cuda');
+    await availableDevices();
+    const gemm = flag('--gemm', 'auto');
+    if (device === 'cuda') getBackend('cuda').setGemmMode(0, gemm);
+    const filter = flag('--filter', undefined);
+    let done = 0;
+    const report = await runConformance(() => device, {
+      strict: false,
+      filter,
+      onResult: () => { if (++done % 500 === 0) console.log(`  ${done} cases`); },
+    });
+    writeFileSync(`${out}.json`, `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(`${out}.md`, renderMarkdown(report));
+    const failed = report.cases.filter((r) => r.status === 'fail').map((r) => `${r.id}: ${String(r.message ?? '').split('\n')[0]}`);
+    result({ gemm, counts: report.counts, ok: report.ok, failed: failed.slice(0, 40), failedTotal: failed.length, stats: device === 'cuda' ? getBackend('cuda').stats(0) : null });
+    break;
+  }
+  case 'train': {
+    const amp = flag('--amp', 'off');
+    const epochs = Number(flag('--epochs', '2'));
+    const run = await train(
+      { device: flag('--device', 'cuda'), model: flag('--model', 'cnn'), epochs, batchSize: 64, lr: 0.002, seed: 0, amp },
+      { onEpoch: (e) => console.log(`  epoch ${e.epoch}: loss ${e.trainLoss.toFixed(4)}, test accuracy ${(100 * e.testAccuracy).toFixed(2)}%, ${e.stepsPerSecond.toFixed(1)} steps/s, amp ${e.amp}`) },
+    );
+    writeFileSync(out, `${JSON.stringify(run, null, 2)}\n`);
+    const last = run.epochs.at(-1);
+    result({ amp, device: run.device, epochs: run.epochs.length, testAccuracy: last?.testAccuracy, trainLoss: last?.trainLoss, stepsPerSecond: last?.stepsPerSecond,
+      skippedSteps: run.epochs.reduce((s, e) => s + e.skippedSteps, 0), endedIn: last?.amp, notices: run.notices });
+    break;
+  }
+  case 'bench': {
+    const bench = await runCudaBench({ quick: rest.includes('--quick') });
+    writeFileSync(out, `${JSON.stringify(bench, null, 2)}\n`);
+    result(bench);
+    break;
+  }
+  default:
+    console.error('usage: gpu-check.mjs probe | conformance OUT_PREFIX [--gemm auto|own] | train OUT.json --amp fp16|bf16 | bench OUT.json');
+    process.exit(2);
+}
