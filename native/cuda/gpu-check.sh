@@ -58,7 +58,7 @@ build_addon() {
   "$nvcc" -std=c++17 -O3 -fatbin -arch=native -o "$build/kernels.fatbin" "$HERE/kernels/kernels.cu" || return 1
   g++ -std=c++17 -O2 -shared -fPIC -fvisibility=hidden -DNAPI_VERSION=8 -DNAPI_CPP_EXCEPTIONS -DNODE_ADDON_API_DISABLE_DEPRECATED \
     -DCORE_CUDA_FATBIN_PATH="\"$build/kernels.fatbin\"" -I"$PREP/include" \
-    "$HERE"/src/addon.cpp "$HERE"/src/runtime.cpp "$HERE"/src/driver_api.cpp "$HERE"/src/cublaslt_api.cpp "$HERE"/src/embed.S \
+    "$HERE"/src/addon.cpp "$HERE"/src/runtime.cpp "$HERE"/src/layouts.cpp "$HERE"/src/driver_api.cpp "$HERE"/src/cublaslt_api.cpp "$HERE"/src/embed.S \
     -ldl -o "$out"
 }
 

@@ -77,8 +77,8 @@ Napi::Value guarded(const Napi::CallbackInfo& info, F&& f) {
 /** Waits on a device event in the libuv pool, then hands the staging bytes (if any) to JS. */
 class EventWaiter : public Napi::AsyncWorker {
  public:
-  EventWaiter(Napi::Env env, rt::DeviceState& d, void* host, size_t bytes, cu::Event ev)
-      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), d_(d), host_(host), bytes_(bytes), ev_(ev) {}
+  EventWaiter(Napi::Env env, rt::DeviceState& d, void* host, size_t bytes, cu::Event ev, bool wantsBytes)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), d_(d), host_(host), bytes_(bytes), ev_(ev), wantsBytes_(wantsBytes) {}
   Napi::Promise promise() { return deferred_.Promise(); }
 
  protected:
@@ -94,7 +94,8 @@ class EventWaiter : public Napi::AsyncWorker {
   }
   void OnOK() override {
     Napi::Env env = Env();
-    if (bytes_ == 0 && host_ == nullptr) {
+    if (!wantsBytes_) {  // synchronize: nothing to hand over
+      d_.releaseStaging(host_);
       deferred_.Resolve(env.Undefined());
       return;
     }
@@ -114,6 +115,7 @@ class EventWaiter : public Napi::AsyncWorker {
   void* host_;
   size_t bytes_;
   cu::Event ev_;
+  bool wantsBytes_;
 };
 
 Napi::Value Probe(const Napi::CallbackInfo& info) {
@@ -186,7 +188,7 @@ Napi::Value Read(const Napi::CallbackInfo& info) {
     size_t bytes = (size_t)info[2].As<Napi::Number>().DoubleValue();
     cu::Event ev = nullptr;
     void* host = d.readAsync((cu::DevicePtr)info[1].As<Napi::Number>().DoubleValue(), bytes, ev);
-    auto* w = new EventWaiter(info.Env(), d, host, bytes, ev);
+    auto* w = new EventWaiter(info.Env(), d, host, bytes, ev, true);
     Napi::Promise p = w->promise();
     w->Queue();
     return p;
@@ -198,7 +200,7 @@ Napi::Value Synchronize(const Napi::CallbackInfo& info) {
     rt::DeviceState& d = device(info.Env(), info[0]);
     cu::Event ev = nullptr;
     void* host = d.readAsync(0, 0, ev);
-    auto* w = new EventWaiter(info.Env(), d, host, 0, ev);
+    auto* w = new EventWaiter(info.Env(), d, host, 0, ev, false);
     Napi::Promise p = w->promise();
     w->Queue();
     return p;

@@ -1,5 +1,6 @@
 #define CK_HOST_ONLY
 #include "runtime.h"
+#include "layouts.h"
 
 #include <string.h>
 
@@ -25,78 +26,6 @@ size_t roundSize(size_t bytes) {
   if (bytes == 0) bytes = 1;
   const size_t step = bytes < (1u << 20) ? 512 : (2u << 20);
   return (bytes + step - 1) / step * step;
-}
-
-/**
- * The iteration space over out's shape with every operand's strides, size-1 dims dropped and
- * neighbouring dims merged where every operand walks them contiguously (most launches become 1-D).
- */
-ck::Layout elementwiseLayout(const Ref& out, std::initializer_list<const Ref*> inputs) {
-  std::vector<const Ref*> ops{&out};
-  ops.insert(ops.end(), inputs.begin(), inputs.end());
-  for (const Ref* r : ops)
-    if (r->ndim != out.ndim) throw CudaError("cuda: operand rank " + std::to_string(r->ndim) + " differs from out's " + std::to_string(out.ndim));
-  struct Dim { int64_t size; int64_t stride[4]; };
-  std::vector<Dim> dims;  // innermost first
-  for (int d = out.ndim - 1; d >= 0; d--) {
-    if (out.shape[d] == 1) continue;
-    Dim cur{out.shape[d], {0, 0, 0, 0}};
-    for (size_t k = 0; k < ops.size(); k++) cur.stride[k] = ops[k]->strides[d];
-    if (!dims.empty()) {
-      Dim& in = dims.back();
-      bool mergeable = true;
-      for (size_t k = 0; k < ops.size(); k++) mergeable = mergeable && cur.stride[k] == in.stride[k] * in.size;
-      if (mergeable) { in.size *= cur.size; continue; }
-    }
-    dims.push_back(cur);
-  }
-  if (dims.size() > (size_t)ck::MAX_DIMS)
-    throw CudaError("cuda: a strided view with " + std::to_string(dims.size()) + " non-mergeable dims exceeds the kernels' " + std::to_string(ck::MAX_DIMS));
-  ck::Layout L{};
-  L.ndim = (int32_t)dims.size();
-  L.numel = 1;
-  for (size_t i = 0; i < dims.size(); i++) {
-    int d = L.ndim - 1 - (int)i;
-    L.shape[d] = dims[i].size;
-    L.numel *= dims[i].size;
-    for (size_t k = 0; k < ops.size(); k++) L.stride[k][d] = dims[i].stride[k];
-  }
-  for (size_t k = 0; k < ops.size(); k++) L.offset[k] = ops[k]->offset;
-  if (out.numel() == 0) L.numel = 0;
-  return L;
-}
-
-/** x split into kept dims (addressed in x and out) and reduced dims (in `axes`). */
-ck::ReduceLayout reduceLayout(const Ref& x, const std::vector<int>& axes, const Ref& out) {
-  ck::ReduceLayout L{};
-  L.outer = 1;
-  L.inner = 1;
-  for (int d = 0; d < x.ndim; d++) {
-    bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
-    if (reduced) {
-      L.inner *= x.shape[d];
-      if (x.shape[d] == 1) continue;
-      if (L.innerDims == ck::MAX_DIMS) throw CudaError("cuda reduce: too many reduced dims");
-      L.innerShape[L.innerDims] = x.shape[d];
-      L.innerStrideX[L.innerDims++] = x.strides[d];
-    } else {
-      L.outer *= x.shape[d];
-      if (x.shape[d] == 1) continue;
-      if (L.outerDims == ck::MAX_DIMS) throw CudaError("cuda reduce: too many kept dims");
-      L.outerShape[L.outerDims] = x.shape[d];
-      L.outerStrideX[L.outerDims] = x.strides[d];
-      L.outerStrideOut[L.outerDims++] = out.strides[d];
-    }
-  }
-  L.offsetX = x.offset;
-  L.offsetOut = out.offset;
-  return L;
-}
-
-unsigned reduceThreads(int64_t inner) {
-  unsigned t = 32;
-  while (t < (unsigned)ck::REDUCE_THREADS && (int64_t)t < inner) t *= 2;
-  return t;
 }
 
 }  // namespace
@@ -376,26 +305,6 @@ void DeviceState::argReduce(int op, const Ref& x, int axis, const Ref& out) {
   launch("ck_argreduce_" + suffix(x.dtype), {(unsigned)std::min<int64_t>(L.outer, (int64_t)smCount_ * 64)}, {threads}, L, op, x.ptr, out.ptr);
 }
 
-namespace {
-ck::MatmulArgs matmulArgs(const Ref& a, const Ref& b, const Ref& out) {
-  if (a.ndim != 3 || b.ndim != 3 || out.ndim != 3) throw CudaError("cuda matmul: operands must be 3-D [batch, rows, cols]");
-  ck::MatmulArgs g{};
-  g.batch = out.shape[0]; g.m = out.shape[1]; g.n = out.shape[2]; g.k = a.shape[2];
-  g.aOff = a.offset; g.aSb = a.shape[0] == 1 ? 0 : a.strides[0]; g.aSm = a.strides[1]; g.aSk = a.strides[2];
-  g.bOff = b.offset; g.bSb = b.shape[0] == 1 ? 0 : b.strides[0]; g.bSk = b.strides[1]; g.bSn = b.strides[2];
-  g.oOff = out.offset; g.oSb = out.strides[0]; g.oSm = out.strides[1]; g.oSn = out.strides[2];
-  return g;
-}
-
-/** A [rows, cols] operand as a column-major matrix for cuBLASLt: transposed or not, and its leading dimension. */
-struct LtOperand { bool ok; bool transposed; int64_t ld; };
-LtOperand asColumnMajorTranspose(int64_t rows, int64_t cols, int64_t sR, int64_t sC) {
-  // Row-major [rows, cols] is column-major [cols, rows] with ld = sR: cuBLASLt sees our transpose.
-  if ((sC == 1 || cols == 1) && (rows == 1 || sR >= std::max<int64_t>(cols, 1))) return {true, false, rows == 1 ? std::max<int64_t>(cols, 1) : sR};
-  if ((sR == 1 || rows == 1) && (cols == 1 || sC >= std::max<int64_t>(rows, 1))) return {true, true, cols == 1 ? std::max<int64_t>(rows, 1) : sC};
-  return {false, false, 0};
-}
-}  // namespace
 
 bool DeviceState::cublasLtMatmul(const Ref& a, const Ref& b, const Ref& out) {
   const ck::MatmulArgs g = matmulArgs(a, b, out);
@@ -403,9 +312,9 @@ bool DeviceState::cublasLtMatmul(const Ref& a, const Ref& b, const Ref& out) {
   const int type = out.dtype == ck::F32 ? lt::R_32F : out.dtype == ck::F16 ? lt::R_16F : lt::R_16BF;
   const int es = elementSize(out.dtype);
   // out^T = b^T · a^T in column-major terms: cuBLASLt's A is our b, its B is our a.
-  LtOperand ob = asColumnMajorTranspose(g.k, g.n, g.bSk, g.bSn);
-  LtOperand oa = asColumnMajorTranspose(g.m, g.k, g.aSm, g.aSk);
-  LtOperand oo = asColumnMajorTranspose(g.m, g.n, g.oSm, g.oSn);
+  LtOperand ob = ltOperand(g.k, g.n, g.bSk, g.bSn);
+  LtOperand oa = ltOperand(g.m, g.k, g.aSm, g.aSk);
+  LtOperand oo = ltOperand(g.m, g.n, g.oSm, g.oSn);
   if (!ob.ok || !oa.ok || !oo.ok || oo.transposed) return false;
   const cu::DevicePtr pa = a.ptr + (cu::DevicePtr)(g.aOff * es), pb = b.ptr + (cu::DevicePtr)(g.bOff * es), po = out.ptr + (cu::DevicePtr)(g.oOff * es);
   if ((pa | pb | po) % 16 != 0) return false;  // the aligned kernels only; odd offsets take our kernels
@@ -459,17 +368,6 @@ void DeviceState::matmul(const Ref& a, const Ref& b, const Ref& out) {
   launch("ck_matmul_" + suffix(out.dtype), {(unsigned)((g.n + 63) / 64), (unsigned)((g.m + 63) / 64), gz}, {(unsigned)ck::MM_THREADS}, g, a.ptr, b.ptr, out.ptr);
 }
 
-namespace {
-ck::IndexArgs indexArgs(const Ref& iter, const Ref& index, const Ref& target) {
-  if (iter.ndim != 3 || index.ndim != 3 || target.ndim != 3) throw CudaError("cuda gather/scatterAdd: operands must be 3-D");
-  ck::IndexArgs a{};
-  a.n0 = index.shape[0]; a.n1 = index.shape[1]; a.n2 = index.shape[2];
-  a.is0 = index.strides[0]; a.is1 = index.strides[1]; a.is2 = index.strides[2]; a.iOff = index.offset;
-  a.xs0 = target.strides[0]; a.xs1 = target.strides[1]; a.xs2 = target.strides[2]; a.xOff = target.offset;
-  a.os0 = iter.strides[0]; a.os1 = iter.strides[1]; a.os2 = iter.strides[2]; a.oOff = iter.offset;
-  return a;
-}
-}  // namespace
 
 void DeviceState::gather(const Ref& x, const Ref& index, const Ref& out) {
   ck::IndexArgs a = indexArgs(out, index, x);

@@ -11,32 +11,15 @@
 #include <vector>
 
 #include "../kernels/args.h"  // launch structs; conversions come from common.cuh in runtime.cpp
+#include "ref.h"
 #include "cublaslt_api.h"
 #include "driver_api.h"
 
 namespace rt {
 
-constexpr int MAX_REF_DIMS = 16;
-
 /** A launch's grid or block size. */
 struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
-};
-
-/** A strided view as the TypeScript side passes it (TensorRef with the storage's device pointer). */
-struct Ref {
-  cu::DevicePtr ptr = 0;
-  int dtype = ck::F32;
-  int ndim = 0;
-  int64_t shape[MAX_REF_DIMS] = {};
-  int64_t strides[MAX_REF_DIMS] = {};
-  int64_t offset = 0;
-  int64_t numel() const { int64_t n = 1; for (int d = 0; d < ndim; d++) n *= shape[d]; return n; }
-};
-
-/** An error with the driver's text; the addon turns it into a JS Error. */
-struct CudaError : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 /** Bytes per element of a dtype code. */

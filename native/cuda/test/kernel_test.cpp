@@ -3,6 +3,7 @@
 // rounded once to the output dtype) with the tolerance stated at each check. Catches indexing,
 // tiling, reduction-tree and rounding bugs; not warp-level behaviour or races.
 #include "../kernels/kernels.cu"
+#include "../src/layouts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -544,8 +545,88 @@ static void testEmulation() {
   check(WIFSIGNALED(status), "emulation: a divergent __syncthreads aborts the launch");
 }
 
+// ---- the addon's host-side geometry (src/layouts.cpp) driving the kernels -------------------
+
+template <typename T>
+static rt::Ref refOf(const std::vector<T>& buf, int dtype, std::vector<int64_t> shape, std::vector<int64_t> strides, int64_t offset = 0) {
+  rt::Ref r;
+  r.ptr = (unsigned long long)(uintptr_t)buf.data();
+  r.dtype = dtype;
+  r.ndim = (int)shape.size();
+  for (int d = 0; d < r.ndim; d++) { r.shape[d] = shape[d]; r.strides[d] = strides[d]; }
+  r.offset = offset;
+  return r;
+}
+template <typename T> static const T* at(const rt::Ref& r) { return reinterpret_cast<const T*>((uintptr_t)r.ptr); }
+template <typename T> static T* atMut(const rt::Ref& r) { return reinterpret_cast<T*>((uintptr_t)r.ptr); }
+
+static void testLayouts() {
+  // A contiguous [4, 5, 6] op a broadcast [1, 5, 1] into out: dims merge where every operand is contiguous.
+  std::vector<float> a(120), b(5), out(120);
+  for (int i = 0; i < 120; i++) a[i] = (float)i;
+  for (int i = 0; i < 5; i++) b[i] = 1000.f * (float)(i + 1);
+  rt::Ref ra = refOf(a, ck::F32, {4, 5, 6}, {30, 6, 1}), rb = refOf(b, ck::F32, {4, 5, 6}, {0, 1, 0}), ro = refOf(out, ck::F32, {4, 5, 6}, {30, 6, 1});
+  ck::Layout L = rt::elementwiseLayout(ro, {&ra, &rb});
+  check(L.ndim == 3 && L.numel == 120, "elementwiseLayout keeps dims that a broadcast operand walks differently");
+  emu::launch(dim3(2), dim3(64), ck_binary_f32, L, (int)B_ADD, at<float>(ra), at<float>(rb), atMut<float>(ro));
+  bool ok = true;
+  for (int i = 0; i < 4; i++) for (int j = 0; j < 5; j++) for (int k = 0; k < 6; k++) ok = ok && out[i * 30 + j * 6 + k] == a[i * 30 + j * 6 + k] + b[j];
+  check(ok, "binary through elementwiseLayout: broadcast [1,5,1] added to [4,5,6]");
+  rt::Ref rc = refOf(a, ck::F32, {4, 5, 6}, {30, 6, 1}), rc2 = refOf(out, ck::F32, {4, 1, 5, 6}, {30, 30, 6, 1});
+  rt::Ref rc4 = refOf(a, ck::F32, {4, 1, 5, 6}, {30, 7, 6, 1});
+  ck::Layout M = rt::elementwiseLayout(rc2, {&rc4});
+  check(M.ndim == 1 && M.numel == 120 && M.stride[0][0] == 1 && M.stride[1][0] == 1, "contiguous views collapse to one dim (size-1 dims ignored)");
+  (void)rc;
+
+  // A transposed copy: out [6, 20] = a viewed [6, 20] with strides (1, 6).
+  std::vector<float> t(120);
+  rt::Ref rx = refOf(a, ck::F32, {6, 20}, {1, 6}), rt_ = refOf(t, ck::F32, {6, 20}, {20, 1});
+  ck::Layout C = rt::elementwiseLayout(rt_, {&rx});
+  emu::launch(dim3(1), dim3(64), ck_copy_w4, C, at<uint32_t>(rx), atMut<uint32_t>(rt_));
+  ok = true;
+  for (int i = 0; i < 6; i++) for (int j = 0; j < 20; j++) ok = ok && t[i * 20 + j] == a[j * 6 + i];
+  check(ok, "strided copy materialises a transpose");
+
+  // sum over axes {0, 2} of a [4, 5, 6] into out [1, 5, 1] with an offset, through reduceLayout.
+  std::vector<float> red(8, -1.f);
+  rt::Ref rr = refOf(red, ck::F32, {1, 5, 1}, {5, 1, 1}, 2);
+  ck::ReduceLayout R = rt::reduceLayout(ra, {0, 2}, rr);
+  check(R.outer == 5 && R.inner == 24 && rt::reduceThreads(R.inner) == 32, "reduceLayout: 5 outputs of 24 elements, a 32-thread block");
+  emu::launch(dim3(3), dim3(rt::reduceThreads(R.inner)), ck_reduce_f32, R, (int)R_SUM, at<float>(ra), atMut<float>(rr));
+  ok = red[0] == -1.f && red[1] == -1.f && red[7] == -1.f;
+  for (int j = 0; j < 5; j++) {
+    float want = 0;
+    for (int i = 0; i < 4; i++) for (int k = 0; k < 6; k++) want += a[i * 30 + j * 6 + k];
+    ok = ok && red[2 + j] == want;
+  }
+  check(ok, "reduce through reduceLayout writes exactly the 5 outputs at the offset");
+
+  // matmulArgs: a batch of 1 broadcasts (stride 0); a [1,3,2] @ b [2,2,4] → out [2,3,4].
+  std::vector<float> ma = {1, 2, 3, 4, 5, 6}, mb(16), mo(24);
+  for (int i = 0; i < 16; i++) mb[i] = (float)(i % 7) - 3.f;
+  rt::Ref xa = refOf(ma, ck::F32, {1, 3, 2}, {6, 2, 1}), xb = refOf(mb, ck::F32, {2, 2, 4}, {8, 4, 1}), xo = refOf(mo, ck::F32, {2, 3, 4}, {12, 4, 1});
+  ck::MatmulArgs g = rt::matmulArgs(xa, xb, xo);
+  check(g.aSb == 0 && g.batch == 2 && g.k == 2, "matmulArgs broadcasts a batch of one");
+  emu::launch(dim3(1, 1, 2), dim3(ck::MM_THREADS), ck_matmul_f32, g, at<float>(xa), at<float>(xb), atMut<float>(xo));
+  ok = true;
+  for (int z = 0; z < 2; z++) for (int i = 0; i < 3; i++) for (int j = 0; j < 4; j++) {
+    float want = 0;
+    for (int k = 0; k < 2; k++) want += ma[i * 2 + k] * mb[z * 8 + k * 4 + j];
+    ok = ok && mo[z * 12 + i * 4 + j] == want;
+  }
+  check(ok, "matmul through matmulArgs with a broadcast batch");
+
+  // How cuBLASLt sees our operands.
+  rt::LtOperand rowMajor = rt::ltOperand(3, 4, 4, 1), colMajor = rt::ltOperand(3, 4, 1, 3), padded = rt::ltOperand(3, 4, 8, 1);
+  rt::LtOperand neither = rt::ltOperand(3, 4, 8, 2), vec = rt::ltOperand(1, 4, 999, 1);
+  check(rowMajor.ok && !rowMajor.transposed && rowMajor.ld == 4, "ltOperand: row-major is cuBLASLt's transpose-free column-major [cols, rows]");
+  check(colMajor.ok && colMajor.transposed && colMajor.ld == 3, "ltOperand: column-major needs cuBLASLt's transpose");
+  check(padded.ok && padded.ld == 8 && !neither.ok && vec.ok && vec.ld == 4, "ltOperand: padded rows keep their ld; doubly strided is refused; a single row ignores its row stride");
+}
+
 int main() {
   testEmulation();
+  testLayouts();
   testConversions();
   testElementwise();
   testReduce<float>(R_SUM, "sum f32", 1e-5, 1e-5);

@@ -33,7 +33,7 @@ function compile(args, what) {
 }
 
 const exe = join(outDir, 'kernel_test');
-compile(['-std=c++17', '-O1', '-Wall', '-Wno-unused-function', '-o', exe, join(native, 'test', 'kernel_test.cpp'), join(native, 'emu', 'emu.cpp')],
+compile(['-std=c++17', '-O1', '-Wall', '-Wno-unused-function', '-o', exe, join(native, 'test', 'kernel_test.cpp'), join(native, 'emu', 'emu.cpp'), join(native, 'src', 'layouts.cpp')],
   'the kernel tests (host C++ + emulation)');
 const run = spawnSync(exe, [], { stdio: 'inherit', timeout: 600_000 });
 if (run.status !== 0) process.exit(run.status ?? 1);

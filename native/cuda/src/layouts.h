@@ -1,0 +1,33 @@
+// Host-side launch geometry: TensorRefs (as rt::Ref) turned into the kernels' argument structs.
+// Pure functions with no driver calls, so native/cuda/test/kernel_test.cpp runs them together with
+// the kernels on the CPU emulation.
+#pragma once
+#include <initializer_list>
+#include <vector>
+
+#include "../kernels/args.h"
+#include "ref.h"
+
+namespace rt {
+
+/** out's iteration space with each operand's strides; size-1 dims dropped, contiguous runs merged. */
+ck::Layout elementwiseLayout(const Ref& out, std::initializer_list<const Ref*> inputs);
+/** x split into kept dims (addressed in x and out) and the reduced `axes`. */
+ck::ReduceLayout reduceLayout(const Ref& x, const std::vector<int>& axes, const Ref& out);
+/** Threads of a reduction block: a power of two from 32 to REDUCE_THREADS covering `inner`. */
+unsigned reduceThreads(int64_t inner);
+/** A [B,M,K] @ [B,K,N] → [B,M,N] launch; a batch of size 1 broadcasts. */
+ck::MatmulArgs matmulArgs(const Ref& a, const Ref& b, const Ref& out);
+/** gather / scatterAdd over `iter`'s positions (out for gather, src for scatterAdd) into `target`. */
+ck::IndexArgs indexArgs(const Ref& iter, const Ref& index, const Ref& target);
+
+/** A [rows, cols] operand as cuBLASLt's column-major matrix: usable at all, transposed, leading dimension. */
+struct LtOperand {
+  bool ok;
+  bool transposed;
+  int64_t ld;
+};
+/** Row-major [rows, cols] (unit column stride) is column-major [cols, rows]: cuBLASLt sees our transpose, and vice versa. */
+LtOperand ltOperand(int64_t rows, int64_t cols, int64_t rowStride, int64_t colStride);
+
+}  // namespace rt
