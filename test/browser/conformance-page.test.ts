@@ -4,9 +4,13 @@ import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { launchChromium, servePage } from './page.js';
 
+// The wasm kernels compile asynchronously in pages: wait for them, so the suite checks them.
 const ENTRY = `
 import '@core/backend-cpu';
+import { getBackend } from '@core/tensor';
 import { runInBrowser, renderMarkdown } from '@core/conformance/browser';
+await getBackend('cpu').wasm.ready;
+if (!getBackend('cpu').wasm.active) throw new Error('wasm kernels inactive: ' + getBackend('cpu').wasm.failure);
 const report = await runInBrowser(() => 'cpu', { strict: true });
 window.__report = { ok: report.ok, counts: report.counts, markdown: renderMarkdown(report), failures: report.cases.filter((c) => c.status === 'fail').map((c) => c.id + ': ' + c.message) };
 `;

@@ -19,12 +19,15 @@ export async function launchChromium(extraArgs: string[] = []): Promise<Browser>
   });
 }
 
-/** Serve one HTML page and one script on 127.0.0.1; returns its URL and a close function. */
-export async function servePage(script: string): Promise<{ url: string; close: () => Promise<void> }> {
+/** The headers that make a page cross-origin isolated, so it gets SharedArrayBuffer (and wasm threads). */
+export const CROSS_ORIGIN_ISOLATION = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
+
+/** Serve one HTML page and one script on 127.0.0.1 (with extra response headers); returns its URL and a close function. */
+export async function servePage(script: string, headers: Record<string, string> = {}): Promise<{ url: string; close: () => Promise<void> }> {
   const html = '<!doctype html><meta charset="utf-8"><title>test</title><script type="module" src="/main.js"></script>';
   const server: Server = createServer((req, res) => {
-    if (req.url === '/main.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    else if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+    if (req.url === '/main.js') res.writeHead(200, { 'content-type': 'text/javascript', ...headers }).end(script);
+    else if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html', ...headers }).end(html);
     else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -59,6 +59,8 @@ export interface CpuWasmInfo {
   readonly failure: string | null;
   /** Resolves once the kernels module has started or failed. */
   readonly ready: Promise<void>;
+  /** Tasks each thread has run in parallel kernels so far (index 0: the calling thread), e.g. to see that workers take part. */
+  tasksRun(): number[];
 }
 
 /** The CPU backend object: a `Backend` plus what it says about its wasm kernels. */
@@ -172,6 +174,7 @@ export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
         return runtime.failure;
       },
       ready: runtime.ready,
+      tasksRun: () => runtime.tasksRun(),
     },
   };
 }

@@ -376,6 +376,21 @@ describe('wasm sums and softmax against the TypeScript kernels', () => {
 });
 
 describe('threads and memory', () => {
+  it('worker threads take tasks of large kernels', async () => {
+    const n = 256;
+    const a = ref(randoms(n * n, 41), [1, n, n]);
+    const c = out([1, n, n]);
+    // Workers start on the first parallel kernel and join once they have instantiated the module.
+    const deadline = Date.now() + 10_000;
+    while (W.wasm!.tasksRun()[1] === 0 && Date.now() < deadline) {
+      W.kernels.matmul(a, a, c, 'float32');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const [caller, worker] = W.wasm!.tasksRun();
+    expect(caller).toBeGreaterThan(0);
+    expect(worker).toBeGreaterThan(0);
+  });
+
   it('one thread and a plain memory give the same bits as two threads', () => {
     const single = createCpuBackend({ threads: 1, sharedMemory: false });
     expect(single.wasm).toMatchObject({ active: true, threads: 1, shared: false });

@@ -150,6 +150,7 @@ export class WasmRuntime {
     const control = this.heap.alloc(CONTROL_BYTES);
     const args = this.heap.alloc(ARGS_BYTES);
     if (control < 0 || args < 0) throw new Error('no memory for the control block');
+    this.views.i32.fill(0, control >> 2, (control + CONTROL_BYTES) >> 2);
     const pool = new ThreadPool(module, memory, exports, control, threads);
     const scratch = this.heap.alloc(scratchBytes * pool.threads);
     if (scratch < 0) throw new Error('no memory for thread scratch');
@@ -164,6 +165,11 @@ export class WasmRuntime {
   /** Threads that run large kernels (1 until the module is ready). */
   get threads(): number {
     return this.kernels?.pool.threads ?? 1;
+  }
+
+  /** Tasks each thread has run in parallel jobs so far (thread 0 is the caller's). */
+  tasksRun(): number[] {
+    return this.kernels?.pool.tasksRun() ?? [];
   }
 
   /** Per-thread scratch: base address and bytes per thread. */

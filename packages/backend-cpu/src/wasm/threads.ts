@@ -6,12 +6,14 @@
 
 /**
  * Control block layout, in int32 words: 0 job generation (workers wait on it), 1 kernel index,
- * 2 argument block address, 3 task count, 5 tasks finished; int64 word 4 (bytes 32–39) is the
- * claim counter, generation << 32 | next task, so a claim can only succeed in the job it was
- * read for. The two functions below are shipped to workers as source text, so they use these
+ * 2 argument block address, 3 task count, 5 tasks finished, 16 + t tasks run by thread t (ever);
+ * int64 word 4 (bytes 32–39) is the claim counter, generation << 32 | next task, so a claim can
+ * only succeed in the job it was read for. The two functions below are shipped to workers as source text, so they use these
  * word numbers literally and refer to nothing outside themselves.
  */
-export const CONTROL_BYTES = 64;
+export const CONTROL_BYTES = 128;
+/** At most this many threads (the per-thread task counters fill the control block). */
+export const MAX_THREADS = 16;
 
 /** Kernels the pool can run: `(thread, task, args)` exports of the module. */
 export const KERNEL_NAMES = ['gemm_task', 'elementwise_task', 'reduce_f32_task', 'softmax_f32_task'] as const;
@@ -30,6 +32,7 @@ function runTasks(control: Int32Array, claims: BigInt64Array, fns: readonly Task
     if (claim - tag >= BigInt(tasks) || claim < tag) return; // every task taken, or a newer job
     if (Atomics.compareExchange(claims, 4, claim, claim + 1n) !== claim) continue;
     fn(thread, Number(claim - tag), args);
+    Atomics.add(control, 16 + thread, 1);
     if (Atomics.add(control, 5, 1) + 1 === tasks) Atomics.notify(control, 5);
   }
 }
@@ -46,8 +49,8 @@ interface WorkerInit {
 function workerMain(init: WorkerInit, run: typeof runTasks): void {
   const instance = new WebAssembly.Instance(init.module, { env: { memory: init.memory } });
   const fns = init.kernelNames.map((name) => instance.exports[name] as TaskFn);
-  const control = new Int32Array(init.memory.buffer, init.controlAddress, 16);
-  const claims = new BigInt64Array(init.memory.buffer, init.controlAddress, 8);
+  const control = new Int32Array(init.memory.buffer, init.controlAddress, 32);
+  const claims = new BigInt64Array(init.memory.buffer, init.controlAddress, 16);
   let seen = 0;
   for (;;) {
     // Spin briefly before sleeping, so back-to-back kernels start without a wake-up delay.
@@ -125,7 +128,7 @@ export class ThreadPool {
     this.control = new Int32Array(memory.buffer, controlAddress, CONTROL_BYTES / 4);
     this.claims = new BigInt64Array(memory.buffer, controlAddress, CONTROL_BYTES / 8);
     this.fns = KERNEL_NAMES.map((name) => exports[name] as TaskFn);
-    this.threads = threads > 1 && workersAvailable() ? threads : 1;
+    this.threads = threads > 1 && workersAvailable() ? Math.min(threads, MAX_THREADS) : 1;
   }
 
   /** Starts the workers; until each has instantiated the module, the others take its tasks. */
@@ -137,6 +140,13 @@ export class ThreadPool {
       const init: WorkerInit = { module: this.module, memory: this.memory, controlAddress: this.controlAddress, thread, kernelNames: KERNEL_NAMES };
       worker.postMessage(init);
     }
+  }
+
+  /** Tasks each thread has run in parallel jobs so far (thread 0 is the caller's). */
+  tasksRun(): number[] {
+    // One thread never runs parallel jobs (and its plain memory may have moved when it grew).
+    if (this.threads === 1) return [0];
+    return Array.from({ length: this.threads }, (_, t) => Atomics.load(this.control, 16 + t));
   }
 
   /** Runs tasks 0 … tasks−1 of `kernel` over the pool and returns when all are done. */
