@@ -12,7 +12,7 @@ import { extname, join, normalize } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from './page.js';
+import { CROSS_ORIGIN_ISOLATION, launchChromium } from './page.js';
 
 const ROOT = fileURLToPath(new URL('../../examples/browser/', import.meta.url));
 const ARTIFACTS = process.env.TEST_ARTIFACTS ?? join(tmpdir(), 'core-test-artifacts');
@@ -43,7 +43,8 @@ async function serveDir(dir: string): Promise<{ url: string; close: () => Promis
     const file = join(dir, path.endsWith('/') ? `${path}index.html` : path);
     try {
       if (!file.startsWith(dir) || !statSync(file).isFile()) throw new Error('not a file');
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
+      // The headers vite.config.ts serves with: cross-origin isolation, so the cpu wasm kernels get Web Workers.
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', ...CROSS_ORIGIN_ISOLATION }).end(readFileSync(file));
     } catch {
       res.writeHead(404).end();
     }
