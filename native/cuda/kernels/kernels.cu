@@ -59,7 +59,7 @@ extern "C" __global__ void ck_scatteradd_i32(IndexArgs a, int32_t* target, const
   scatterAddKernel<int32_t, int32_t>(a, target, index, src);
 }
 
-#if defined(__CUDACC__)
+#ifdef CK_HAS_WMMA
 extern "C" __global__ void ck_matmul_wmma_f16(MatmulArgs g, const f16* a, const f16* b, f16* out) { wmmaMatmul<f16>(g, a, b, out); }
 extern "C" __global__ void ck_matmul_wmma_bf16(MatmulArgs g, const bf16* a, const bf16* b, bf16* out) { wmmaMatmul<bf16>(g, a, b, out); }
 #endif

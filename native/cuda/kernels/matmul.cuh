@@ -2,7 +2,7 @@
 // - tiledMatmul: 64×64 output tile per block, 16-deep K slices staged in shared memory, each of the
 //   256 threads accumulating a 4×4 micro-tile (float for float types, wrapping u32 for int32).
 //   Operands are loaded through their strides, so transposes and broadcast batches need no copies.
-// - wmmaMatmul (CUDA only, sm_80+): fp16/bf16 tensor cores; tiles are staged in shared memory as
+// - wmmaMatmul (sm_80+; emulated fragments in the kernel tests): fp16/bf16 tensor cores; tiles are staged in shared memory as
 //   16-bit values and multiplied by 16×16×16 wmma fragments with fp32 accumulators.
 #pragma once
 #include "common.cuh"
@@ -63,7 +63,14 @@ __device__ void tiledMatmul(MatmulArgs g, const T* a, const T* b, T* out) {
 #include <mma.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#define CK_HAS_WMMA 1
+#elif !defined(CK_HOST_ONLY)
+#include <type_traits>
+#include "../emu/wmma.h"  // the kernel tests run the same tensor-core kernel on emulated fragments
+#define CK_HAS_WMMA 1
+#endif
 
+#ifdef CK_HAS_WMMA
 namespace ck {
 
 constexpr int WM_TILE = 64, WM_KTILE = 32, WM_THREADS = 128;
@@ -74,7 +81,7 @@ template <> struct WmmaType<bf16> { using type = __nv_bfloat16; };
 
 template <typename T>
 __device__ void wmmaMatmul(MatmulArgs g, const T* a, const T* b, T* out) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if !defined(__CUDACC__) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800)
   using namespace nvcuda;
   using H = typename WmmaType<T>::type;
   constexpr int LDA = WM_KTILE + 8, LDB = WM_TILE + 8, LDC = WM_TILE + 4;

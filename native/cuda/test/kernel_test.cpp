@@ -330,6 +330,9 @@ template <typename T> struct KF32;
     static constexpr auto matmul = ck_matmul_##sfx;                 \
   };
 CK_FOR_FLOATS(CK_TEST_KF)
+template <typename T> struct Wmma;
+template <> struct Wmma<f16> { static constexpr auto matmul = ck_matmul_wmma_f16; };
+template <> struct Wmma<bf16> { static constexpr auto matmul = ck_matmul_wmma_bf16; };
 
 template <typename T>
 static void testSoftmax(bool logMode, double atol, double rtol, const char* name) {
@@ -399,7 +402,7 @@ static void testUnscale(const char* name) {
 }
 
 /** a [batch, M, K] (read transposed, as K-major storage) @ b [K, N] broadcast over batches; out strided. */
-template <typename T>
+template <typename T, bool TensorCores = false>
 static void testMatmul(const char* name, double atol, double rtol) {
   const int64_t Bt = 3, M = 70, N = 65, K = 37;
   std::vector<float> af = randn(Bt * M * K), bf = randn(K * N);
@@ -412,7 +415,8 @@ static void testMatmul(const char* name, double atol, double rtol) {
   g.bSb = 0; g.bSk = N; g.bSn = 1;          // b shared by every batch
   g.oSb = M * N * 2; g.oSm = N * 2; g.oSn = 2;  // out written every other element
   dim3 grid((unsigned)((N + MM_TILE - 1) / MM_TILE), (unsigned)((M + MM_TILE - 1) / MM_TILE), (unsigned)Bt);
-  emu::launch(grid, dim3(MM_THREADS), KF32<T>::matmul, g, (const T*)a.data(), (const T*)b.data(), out.data());
+  if constexpr (TensorCores) emu::launch(grid, dim3(128), Wmma<T>::matmul, g, (const T*)a.data(), (const T*)b.data(), out.data());
+  else emu::launch(grid, dim3(MM_THREADS), KF32<T>::matmul, g, (const T*)a.data(), (const T*)b.data(), out.data());
   std::vector<T> got(Bt * M * N);
   std::vector<double> want(Bt * M * N);
   for (int64_t z = 0; z < Bt; z++)
@@ -423,7 +427,7 @@ static void testMatmul(const char* name, double atol, double rtol) {
         want[(z * M + i) * N + j] = roundRef<T>(acc);
         got[(z * M + i) * N + j] = out[z * M * N * 2 + i * N * 2 + j * 2];
       }
-  checkAll(got, want, atol, rtol, std::string("tiled matmul ") + name + " [3,70,37]@[37,65], partial tiles, transposed a, broadcast b, strided out");
+  checkAll(got, want, atol, rtol, std::string(TensorCores ? "tensor-core (wmma, emulated fragments) matmul " : "tiled matmul ") + name + " [3,70,37]@[37,65], partial tiles, transposed a, broadcast b, strided out");
 }
 
 static void testMatmulInt() {
@@ -644,6 +648,8 @@ int main() {
   testMatmul<float>("f32", 1e-5, 1e-5);
   testMatmul<f16>("f16 (f32 accumulation)", 1e-3, 1e-3);
   testMatmul<bf16>("bf16 (f32 accumulation)", 1e-2, 8e-3);
+  testMatmul<f16, true>("f16 (f32 accumulation)", 1e-3, 1e-3);
+  testMatmul<bf16, true>("bf16 (f32 accumulation)", 1e-2, 8e-3);
   testMatmulInt();
   testAdam();
   testIndexingAndRandom();
