@@ -61,6 +61,13 @@ describe.skipIf(probe.available)('cuda unavailable', () => {
     expect((e as CudaUnavailableError).reason).toBe(probe.reason);
   });
 
+  it('createCudaBackend() with a missing addon rejects with the "not built" reason', async () => {
+    const e = await createCudaBackend({ addonPath: '/nonexistent/core_cuda.node' }).catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(CudaUnavailableError);
+    expect((e as CudaUnavailableError).reason).toMatch(/^the native addon was not built \(\/nonexistent\/core_cuda\.node is missing: nvcc was not found/);
+    expect(probeCuda('/nonexistent/core_cuda.node')).toMatchObject({ available: false, deviceCount: 0, devices: [] });
+  });
+
   it('a missing addon file is reported, not thrown', () => {
     const r = loadAddon(join('/nonexistent', 'core_cuda.node'));
     expect('reason' in r && r.reason).toMatch(/^the native addon was not built \(\/nonexistent\/core_cuda\.node is missing/);
