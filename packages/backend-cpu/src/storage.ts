@@ -57,6 +57,8 @@ export class CpuStorage {
   readonly address: number;
   private array: CpuArray | null;
   private readonly heap: WasmHeap | null;
+  /** GC accounting for wasm-heap bytes (see WasmHeap.takeBallast); dropped on release. */
+  private ballast: unknown;
 
   constructor(dtype: DTypeName, numel: number, heap?: WasmHeap) {
     this.dtype = dtype;
@@ -65,6 +67,7 @@ export class CpuStorage {
     const address = heap ? heap.alloc(this.byteLength) : -1;
     this.address = address;
     this.heap = address >= 0 ? heap! : null;
+    this.ballast = this.heap ? this.heap.takeBallast() : null;
     // Heap blocks are recycled without clearing (like torch.empty); plain arrays start zeroed.
     this.array = this.heap ? viewOf(dtype, this.heap.memory.buffer, address, numel) : allocArray(dtype, numel);
   }
@@ -89,5 +92,6 @@ export class CpuStorage {
   release(): void {
     if (this.array !== null && this.heap !== null) this.heap.free(this.address);
     this.array = null;
+    this.ballast = null;
   }
 }

@@ -8,17 +8,19 @@ const ALIGN = 64;
 
 /**
  * Garbage collection pressure. Tensors are freed by finalizers, which run only after the JS
- * engine collects their handles, and the engine collects on its own heap's growth and on
- * external (ArrayBuffer) memory — it never sees bytes handed out inside a wasm memory. So every
- * PRESSURE_BYTES handed out, the heap allocates and drops an ArrayBuffer of that size: the engine
- * then counts wasm tensors as it counts typed arrays, and collects as often as it would for them.
- * In Node the buffer comes from Buffer.allocUnsafeSlow, which skips zero-filling: the memory is
- * never touched, so it costs ~30 µs and no resident memory (a zeroed 8 MiB ArrayBuffer: ~600 µs).
+ * engine collects their handles; the engine collects old objects when its own heap or the
+ * external memory it accounts for (ArrayBuffers still reachable) grows — it never sees bytes
+ * handed out inside a wasm memory. So every PRESSURE_BYTES handed out, the heap hands the new
+ * block's owner a ballast ArrayBuffer of that size to hold until it is freed: the engine then
+ * counts wasm tensors about as it counts typed arrays, and collects as often as it would for them
+ * (a dropped buffer would not do: it dies young and never counts against the old generation). In
+ * Node the ballast comes from Buffer.allocUnsafeSlow, which skips zero-filling: the memory is never
+ * touched, so it costs ~30 µs per 8 MiB and no resident memory.
  */
 const PRESSURE_BYTES = 8 << 20;
 
 type UnzeroedAlloc = (bytes: number) => unknown;
-const allocPressure: UnzeroedAlloc =
+const allocBallast: UnzeroedAlloc =
   (globalThis as { Buffer?: { allocUnsafeSlow?: UnzeroedAlloc } }).Buffer?.allocUnsafeSlow ?? ((bytes) => new ArrayBuffer(bytes));
 
 /** Bytes of wasm memory reserved at address 0 (so no tensor lives at the null address). */
@@ -67,11 +69,14 @@ export class WasmHeap {
     this.sizes.set(address, size);
     this.liveBytes += size;
     this.sincePressure += size;
-    if (this.sincePressure >= PRESSURE_BYTES) {
-      this.sincePressure = 0;
-      allocPressure(PRESSURE_BYTES);
-    }
     return address;
+  }
+
+  /** A ballast buffer for the owner of the block just allocated to hold, once per PRESSURE_BYTES handed out; else null. */
+  takeBallast(): unknown {
+    if (this.sincePressure < PRESSURE_BYTES) return null;
+    this.sincePressure -= PRESSURE_BYTES;
+    return allocBallast(PRESSURE_BYTES);
   }
 
   /** Returns a block to the heap. */
