@@ -59,12 +59,6 @@ struct MatmulArgs {
   int64_t oOff, oSb, oSm, oSn;
 };
 
-struct IndexArgs {
-  int64_t n0, n1, n2;                 // the iteration shape: out's for gather, index's (= src's) for scatterAdd
-  int64_t is0, is1, is2, iOff;        // index strides
-  int64_t xs0, xs1, xs2, xOff;        // gather: x; scatterAdd: the accumulation target
-  int64_t os0, os1, os2, oOff;        // gather: out; scatterAdd: src
-};
 
 struct RandomArgs {
   int64_t n;

@@ -50,13 +50,16 @@ CK_MATMUL(i32, int32_t)
   extern "C" __global__ void ck_adam_##sfx(AdamArgs a, T* p, const T* g, T* m, T* v, T* vmax) {                   \
     adamKernel<T>(a, p, g, m, v, vmax);                                                                             \
   }                                                                                                                 \
-  extern "C" __global__ void ck_scatteradd_##sfx(IndexArgs a, float* target, const int32_t* index, const T* src) { \
-    scatterAddKernel<T, float>(a, target, index, src);                                                              \
+  extern "C" __global__ void ck_scatteradd_##sfx(Layout L, int64_t dimStride, float* target, const int32_t* index, const T* src) { \
+    scatterAddKernel<T, float>(L, dimStride, target, index, src);                                                                   \
   }
 CK_FOR_FLOATS(CK_FUSED)
 
-extern "C" __global__ void ck_scatteradd_i32(IndexArgs a, int32_t* target, const int32_t* index, const int32_t* src) {
-  scatterAddKernel<int32_t, int32_t>(a, target, index, src);
+extern "C" __global__ void ck_reduce_f16_f32(ReduceLayout L, int op, const f16* x, float* out) { reduceKernel<f16, float>(L, op, x, out); }
+extern "C" __global__ void ck_reduce_bf16_f32(ReduceLayout L, int op, const bf16* x, float* out) { reduceKernel<bf16, float>(L, op, x, out); }
+
+extern "C" __global__ void ck_scatteradd_i32(Layout L, int64_t dimStride, int32_t* target, const int32_t* index, const int32_t* src) {
+  scatterAddKernel<int32_t, int32_t>(L, dimStride, target, index, src);
 }
 
 #ifdef CK_HAS_WMMA
@@ -71,8 +74,8 @@ extern "C" __global__ void ck_matmul_wmma_bf16(MatmulArgs g, const bf16* a, cons
   extern "C" __global__ void ck_where_##w(Layout L, const uint8_t* c, const W* a, const W* b, W* out) {          \
     whereKernel<W>(L, c, a, b, out);                                                                               \
   }                                                                                                                \
-  extern "C" __global__ void ck_gather_##w(IndexArgs a, const W* x, const int32_t* index, W* out) {              \
-    gatherKernel<W>(a, x, index, out);                                                                             \
+  extern "C" __global__ void ck_gather_##w(Layout L, int64_t dimStride, const W* x, const int32_t* index, W* out) { \
+    gatherKernel<W>(L, dimStride, x, index, out);                                                                    \
   }
 CK_MOVES(w1, uint8_t)
 CK_MOVES(w2, uint16_t)

@@ -56,8 +56,9 @@ template <> struct ReduceMath<int32_t> {
   }
 };
 
-template <typename T>
-__device__ void reduceKernel(ReduceLayout L, int op, const T* x, T* out) {
+/** Reduce T into O (O = T, or float32 for half inputs: mean sums f16/bf16 into an f32 result). */
+template <typename T, typename O = T>
+__device__ void reduceKernel(ReduceLayout L, int op, const T* x, O* out) {
   using A = typename Io<T>::C;
   __shared__ A partial[REDUCE_THREADS];
   const int t = threadIdx.x, nt = blockDim.x;
@@ -72,7 +73,7 @@ __device__ void reduceKernel(ReduceLayout L, int op, const T* x, T* out) {
       if (t < s) partial[t] = ReduceMath<A>::combine(op, partial[t], partial[t + s]);
       __syncthreads();
     }
-    if (t == 0) Io<T>::store(out + oo, partial[0]);
+    if (t == 0) Io<O>::store(out + oo, (typename Io<O>::C)partial[0]);
     __syncthreads();  // partial[0] is read before the next output overwrites it
   }
 }

@@ -287,8 +287,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   })));
   exports.Set("argReduce", Napi::Function::New(env, OP_CALL(d.argReduce(i32(info[1]), ref(env, info[2]), i32(info[3]), ref(env, info[4])))));
   exports.Set("matmul", Napi::Function::New(env, OP_CALL(d.matmul(ref(env, info[1]), ref(env, info[2]), ref(env, info[3])))));
-  exports.Set("gather", Napi::Function::New(env, OP_CALL(d.gather(ref(env, info[1]), ref(env, info[2]), ref(env, info[3])))));
-  exports.Set("scatterAdd", Napi::Function::New(env, OP_CALL(d.scatterAdd(ref(env, info[1]), ref(env, info[2]), ref(env, info[3])))));
+  exports.Set("gather", Napi::Function::New(env, OP_CALL(d.gather(ref(env, info[1]), i32(info[2]), ref(env, info[3]), ref(env, info[4])))));
+  exports.Set("scatterAdd", Napi::Function::New(env, OP_CALL(d.scatterAdd(ref(env, info[1]), i32(info[2]), ref(env, info[3]), ref(env, info[4])))));
   exports.Set("random", Napi::Function::New(env, OP_CALL(d.random(ref(env, info[1]), (uint32_t)f64(info[2]), (uint32_t)f64(info[3]), (uint64_t)f64(info[4]),
                                                                     i32(info[5]), i32(info[6]), (uint64_t)f64(info[7])))));
   exports.Set("softmax", Napi::Function::New(env, OP_CALL(d.softmax(ref(env, info[1]), i32(info[2]), ref(env, info[3]), info[4].ToBoolean().Value()))));

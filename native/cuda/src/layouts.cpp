@@ -87,14 +87,26 @@ ck::MatmulArgs matmulArgs(const Ref& a, const Ref& b, const Ref& out) {
   return g;
 }
 
-ck::IndexArgs indexArgs(const Ref& iter, const Ref& index, const Ref& target) {
-  if (iter.ndim != 3 || index.ndim != 3 || target.ndim != 3) throw CudaError("cuda gather/scatterAdd: operands must be 3-D");
-  ck::IndexArgs a{};
-  a.n0 = index.shape[0]; a.n1 = index.shape[1]; a.n2 = index.shape[2];
-  a.is0 = index.strides[0]; a.is1 = index.strides[1]; a.is2 = index.strides[2]; a.iOff = index.offset;
-  a.xs0 = target.strides[0]; a.xs1 = target.strides[1]; a.xs2 = target.strides[2]; a.xOff = target.offset;
-  a.os0 = iter.strides[0]; a.os1 = iter.strides[1]; a.os2 = iter.strides[2]; a.oOff = iter.offset;
-  return a;
+ck::Layout indexLayout(const Ref& iter, const Ref& index, const Ref& target, int dim, int64_t& dimStride) {
+  if (index.ndim == 0 && iter.ndim == 0 && target.ndim <= 1) {
+    // A 0-dim index picks one element of a 0-dim (or, as core passes it, 1-element 1-D) target.
+    Ref t = target;
+    dimStride = target.ndim ? target.strides[0] : 0;
+    t.ndim = 0;
+    return elementwiseLayout(iter, {&index, &t});
+  }
+  if (iter.ndim != index.ndim || target.ndim != index.ndim)
+    throw CudaError("cuda gather/scatterAdd: operands must have the index's rank (index " + std::to_string(index.ndim) + ", values " +
+                    std::to_string(iter.ndim) + ", target " + std::to_string(target.ndim) + ")");
+  if (index.ndim > 0 && (dim < 0 || dim >= index.ndim)) throw CudaError("cuda gather/scatterAdd: dim " + std::to_string(dim) + " out of range");
+  // target walked over the index's positions, its dim coordinate supplied by the index values.
+  Ref t = target;
+  for (int d = 0; d < index.ndim; d++) t.shape[d] = index.shape[d];
+  dimStride = index.ndim > 0 ? target.strides[dim] : 0;
+  if (index.ndim > 0) t.strides[dim] = 0;
+  Ref it = iter;
+  for (int d = 0; d < index.ndim; d++) it.shape[d] = index.shape[d];
+  return elementwiseLayout(it, {&index, &t});
 }
 
 LtOperand ltOperand(int64_t rows, int64_t cols, int64_t sR, int64_t sC) {

@@ -18,8 +18,12 @@ ck::ReduceLayout reduceLayout(const Ref& x, const std::vector<int>& axes, const 
 unsigned reduceThreads(int64_t inner);
 /** A [B,M,K] @ [B,K,N] → [B,M,N] launch; a batch of size 1 broadcasts. */
 ck::MatmulArgs matmulArgs(const Ref& a, const Ref& b, const Ref& out);
-/** gather / scatterAdd over `iter`'s positions (out for gather, src for scatterAdd) into `target`. */
-ck::IndexArgs indexArgs(const Ref& iter, const Ref& index, const Ref& target);
+/**
+ * gather / scatterAdd over the index's positions: operands [0] `iter` (out for gather, src for
+ * scatterAdd), [1] index, [2] `target` (x for gather, out for scatterAdd) with its `dim` stride
+ * zeroed and returned in `dimStride` (the index value supplies that coordinate).
+ */
+ck::Layout indexLayout(const Ref& iter, const Ref& index, const Ref& target, int dim, int64_t& dimStride);
 
 /** A [rows, cols] operand as cuBLASLt's column-major matrix: usable at all, transposed, leading dimension. */
 struct LtOperand {

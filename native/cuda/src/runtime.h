@@ -77,8 +77,8 @@ class DeviceState {
   void reduce(int op, const Ref& x, const std::vector<int>& axes, const Ref& out);
   void argReduce(int op, const Ref& x, int axis, const Ref& out);
   void matmul(const Ref& a, const Ref& b, const Ref& out);
-  void gather(const Ref& x, const Ref& index, const Ref& out);
-  void scatterAdd(const Ref& out, const Ref& index, const Ref& src);
+  void gather(const Ref& x, int dim, const Ref& index, const Ref& out);
+  void scatterAdd(const Ref& out, int dim, const Ref& index, const Ref& src);
   void random(const Ref& out, uint32_t k0, uint32_t k1, uint64_t offset, int kind, int32_t low, uint64_t range);
   // Fused.
   void softmax(const Ref& x, int dim, const Ref& out, bool logMode);

@@ -103,6 +103,19 @@ static std::vector<double> asDouble(const std::vector<T>& v) {
   return d;
 }
 
+template <typename T>
+static rt::Ref refOf(const std::vector<T>& buf, int dtype, std::vector<int64_t> shape, std::vector<int64_t> strides, int64_t offset = 0) {
+  rt::Ref r;
+  r.ptr = (unsigned long long)(uintptr_t)buf.data();
+  r.dtype = dtype;
+  r.ndim = (int)shape.size();
+  for (int d = 0; d < r.ndim; d++) { r.shape[d] = shape[d]; r.strides[d] = strides[d]; }
+  r.offset = offset;
+  return r;
+}
+template <typename T> static const T* at(const rt::Ref& r) { return reinterpret_cast<const T*>((uintptr_t)r.ptr); }
+template <typename T> static T* atMut(const rt::Ref& r) { return reinterpret_cast<T*>((uintptr_t)r.ptr); }
+
 static Layout contiguousLayout(const std::vector<int64_t>& shape, int operands) {
   Layout L{};
   L.ndim = (int)shape.size();
@@ -477,24 +490,32 @@ static void testAdam() {
 }
 
 static void testIndexingAndRandom() {
-  // gather and scatterAdd on [2, 4, 3] with duplicate indices.
+  // gather and scatterAdd on [2, 4, 3] along dim 1 with duplicate indices, through the addon's indexLayout.
   std::vector<float> x(2 * 4 * 3), out(2 * 2 * 3), target(2 * 4 * 3, 0.f);
   for (size_t i = 0; i < x.size(); i++) x[i] = (float)i;
   std::vector<int32_t> index = {3, 0, 1, 3, 3, 2, 0, 0, 0, 1, 2, 3};
-  IndexArgs a{};
-  a.n0 = 2; a.n1 = 2; a.n2 = 3;
-  a.is0 = 6; a.is1 = 3; a.is2 = 1;
-  a.xs0 = 12; a.xs1 = 3; a.xs2 = 1;
-  a.os0 = 6; a.os1 = 3; a.os2 = 1;
-  emu::launch(dim3(1), dim3(32), ck_gather_w4, a, (const uint32_t*)x.data(), (const int32_t*)index.data(), (uint32_t*)out.data());
-  bool ok = true;
+  rt::Ref rx = refOf(x, ck::F32, {2, 4, 3}, {12, 3, 1}), ri = refOf(index, ck::I32, {2, 2, 3}, {6, 3, 1}), ro = refOf(out, ck::F32, {2, 2, 3}, {6, 3, 1});
+  int64_t dimStride = 0;
+  ck::Layout L = rt::indexLayout(ro, ri, rx, 1, dimStride);
+  emu::launch(dim3(1), dim3(32), ck_gather_w4, L, dimStride, at<uint32_t>(rx), at<int32_t>(ri), atMut<uint32_t>(ro));
+  bool ok = dimStride == 3;
   for (int i0 = 0; i0 < 2; i0++)
     for (int i1 = 0; i1 < 2; i1++)
       for (int i2 = 0; i2 < 3; i2++)
         if (out[i0 * 6 + i1 * 3 + i2] != x[i0 * 12 + index[i0 * 6 + i1 * 3 + i2] * 3 + i2]) ok = false;
   check(ok, "gather along dim 1");
+  // gather along dim 0 of x [4, 3] with index [2, 3] (PyTorch: out[i][j] = x[index[i][j]][j]).
+  std::vector<float> x2(12), out2(6);
+  for (int i = 0; i < 12; i++) x2[i] = (float)(i * 10);
+  std::vector<int32_t> idx2 = {3, 0, 2, 1, 1, 0};
+  rt::Ref rx2 = refOf(x2, ck::F32, {4, 3}, {3, 1}), ri2 = refOf(idx2, ck::I32, {2, 3}, {3, 1}), ro2 = refOf(out2, ck::F32, {2, 3}, {3, 1});
+  ck::Layout L2 = rt::indexLayout(ro2, ri2, rx2, 0, dimStride);
+  emu::launch(dim3(1), dim3(32), ck_gather_w4, L2, dimStride, at<uint32_t>(rx2), at<int32_t>(ri2), atMut<uint32_t>(ro2));
+  check(out2[0] == 90 && out2[1] == 10 && out2[2] == 80 && out2[3] == 30 && out2[4] == 40 && out2[5] == 20, "gather along dim 0 with an index smaller than x");
   std::vector<float> src(12, 1.5f);
-  emu::launch(dim3(1), dim3(32), ck_scatteradd_f32, a, target.data(), (const int32_t*)index.data(), (const float*)src.data());
+  rt::Ref rs = refOf(src, ck::F32, {2, 2, 3}, {6, 3, 1}), rt_ = refOf(target, ck::F32, {2, 4, 3}, {12, 3, 1});
+  ck::Layout L3 = rt::indexLayout(rs, ri, rt_, 1, dimStride);
+  emu::launch(dim3(1), dim3(32), ck_scatteradd_f32, L3, dimStride, atMut<float>(rt_), at<int32_t>(ri), at<float>(rs));
   check(target[0 * 12 + 3 * 3 + 0] == 3.f && target[12 + 0 * 3 + 0] == 1.5f && target[12 + 0 * 3 + 1] == 1.5f, "scatterAdd accumulates duplicate indices");
 
   // Philox4x32-10 known answers (Random123's kat_vectors), then the stream layout.
@@ -512,9 +533,9 @@ static void testIndexingAndRandom() {
   philox(0, 1, 0, 0, 42, 0, w2);  // the next counter carries into the second word
   check(u[1] == (float)(w[1] >> 8) / 16777216.f && u[6] == (float)(w2[2] >> 8) / 16777216.f, "random: element i is word i%4 of block offset+i/4, counter carries");
   r.kind = 1; r.low = -5; r.range = 10;
-  std::vector<int32_t> ri(10);
-  emu::launch(dim3(1), dim3(32), ck_random, r, (void*)ri.data());
-  check(ri[1] == -5 + (int32_t)(((uint64_t)w[1] * 10) >> 32), "randint: low + floor(bits·range / 2^32)");
+  std::vector<int32_t> rints(10);
+  emu::launch(dim3(1), dim3(32), ck_random, r, (void*)rints.data());
+  check(rints[1] == -5 + (int32_t)(((uint64_t)w[1] * 10) >> 32), "randint: low + floor(bits·range / 2^32)");
 }
 
 /** A kernel whose barrier is skipped by some threads must be reported, not silently run. */
@@ -550,19 +571,6 @@ static void testEmulation() {
 }
 
 // ---- the addon's host-side geometry (src/layouts.cpp) driving the kernels -------------------
-
-template <typename T>
-static rt::Ref refOf(const std::vector<T>& buf, int dtype, std::vector<int64_t> shape, std::vector<int64_t> strides, int64_t offset = 0) {
-  rt::Ref r;
-  r.ptr = (unsigned long long)(uintptr_t)buf.data();
-  r.dtype = dtype;
-  r.ndim = (int)shape.size();
-  for (int d = 0; d < r.ndim; d++) { r.shape[d] = shape[d]; r.strides[d] = strides[d]; }
-  r.offset = offset;
-  return r;
-}
-template <typename T> static const T* at(const rt::Ref& r) { return reinterpret_cast<const T*>((uintptr_t)r.ptr); }
-template <typename T> static T* atMut(const rt::Ref& r) { return reinterpret_cast<T*>((uintptr_t)r.ptr); }
 
 static void testLayouts() {
   // A contiguous [4, 5, 6] op a broadcast [1, 5, 1] into out: dims merge where every operand is contiguous.

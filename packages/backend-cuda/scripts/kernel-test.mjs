@@ -2,7 +2,8 @@
 // The kernel tests on the CPU: native/cuda/kernels compiled by the host C++ compiler against the
 // fiber emulation (native/cuda/emu), driven by native/cuda/test/kernel_test.cpp. Needs g++ (or
 // CXX), not nvcc; without a C++ compiler it says so in one line and exits 0. Also compiles
-// native/cuda/test/api_check.cpp where cuda.h exists (our hand-written driver declarations vs cuda.h).
+// native/cuda/test/api_check.cpp where cuda.h exists (our hand-written driver declarations vs cuda.h),
+// and builds the fake driver that test/fake-driver.test.ts loads.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -37,6 +38,12 @@ compile(['-std=c++17', '-O1', '-Wall', '-Wno-unused-function', '-o', exe, join(n
   'the kernel tests (host C++ + emulation)');
 const run = spawnSync(exe, [], { stdio: 'inherit', timeout: 600_000 });
 if (run.status !== 0) process.exit(run.status ?? 1);
+
+// The fake driver (native/cuda/test/fake_libcuda.cpp): libcuda.so.1 on host memory with the kernels
+// on the emulation, so test/fake-driver.test.ts runs the whole backend end to end without a GPU.
+mkdirSync(join(pkg, 'build', 'fake-driver'), { recursive: true });
+compile(['-std=c++17', '-O1', '-shared', '-fPIC', '-o', join(pkg, 'build', 'fake-driver', 'libcuda.so.1'), join(native, 'test', 'fake_libcuda.cpp'),
+  join(native, 'emu', 'emu.cpp')], 'the fake driver (libcuda.so.1 over the emulation)');
 
 // The driver declarations are checked against cuda.h from the toolkit nvcc belongs to.
 const nvcc = findNvcc();

@@ -79,8 +79,11 @@ function makeBackend(addon: CudaAddon, probe: CudaProbe): CudaBackend {
     pinnedMemory: true,
   };
 
+  const live = (s: CudaStorage, what: string): void => {
+    if (!s.live) throw new Error(`cuda ${what}: the ${s.dtype} storage of ${s.numel} elements on cuda:${s.device} was freed`);
+  };
   const ref = (r: TensorRef<CudaStorage>): NativeRef => {
-    if (!r.storage.live) throw new Error(`cuda: use of a freed ${r.storage.dtype} storage`);
+    live(r.storage, 'kernel');
     const dtype = DTYPE_CODES[r.dtype];
     if (dtype === undefined) throw new TypeError(`cuda: dtype ${r.dtype} is not supported`);
     return { ptr: r.storage.ptr, dtype, shape: r.shape, strides: r.strides, offset: r.offset };
@@ -106,9 +109,11 @@ function makeBackend(addon: CudaAddon, probe: CudaProbe): CudaBackend {
       addon.free(storage.device, storage.ptr);
     },
     write(storage: CudaStorage, data: HostArray, offset: number): void {
+      live(storage, 'write');
       addon.write(storage.device, storage.ptr, offset * (ITEM_BYTES[storage.dtype] ?? 1), data);
     },
     async read(storage: CudaStorage): Promise<HostArray> {
+      live(storage, 'read');
       const buffer = await addon.read(storage.device, storage.ptr, storage.byteLength);
       switch (storage.dtype) {
         case 'float32': return new Float32Array(buffer);
@@ -140,14 +145,8 @@ function makeBackend(addon: CudaAddon, probe: CudaProbe): CudaBackend {
       reduce: (op, x, axes, out, _accumulate) => addon.reduce(dev(out), REDUCE_CODES[op], ref(x), axes, ref(out)),
       argReduce: (op, x, axis, out) => addon.argReduce(dev(out), ARG_CODES[op], ref(x), axis, ref(out)),
       matmul: (a, b, out, _accumulate) => addon.matmul(dev(out), ref(a), ref(b), ref(out)),
-      gather: (x, dim, index, out) => {
-        if (dim !== 1) throw new RangeError(`cuda gather: dim must be 1 (core reshapes to [outer, dim, inner]), got ${dim}`);
-        addon.gather(dev(out), ref(x), ref(index), ref(out));
-      },
-      scatterAdd: (out, dim, index, src) => {
-        if (dim !== 1) throw new RangeError(`cuda scatterAdd: dim must be 1 (core reshapes to [outer, dim, inner]), got ${dim}`);
-        addon.scatterAdd(dev(out), ref(out), ref(index), ref(src));
-      },
+      gather: (x, dim, index, out) => addon.gather(dev(out), ref(x), dim, ref(index), ref(out)),
+      scatterAdd: (out, dim, index, src) => addon.scatterAdd(dev(out), ref(out), dim, ref(index), ref(src)),
       random: (out, spec: RandomSpec) => {
         const d = spec.distribution;
         if (d.kind === 'uniform') addon.random(dev(out), ref(out), spec.key[0], spec.key[1], spec.offset, 0, 0, 0);

@@ -100,8 +100,8 @@ export interface CudaAddon {
   reduce(device: number, op: number, x: NativeRef, axes: readonly number[], out: NativeRef): void;
   argReduce(device: number, op: number, x: NativeRef, axis: number, out: NativeRef): void;
   matmul(device: number, a: NativeRef, b: NativeRef, out: NativeRef): void;
-  gather(device: number, x: NativeRef, index: NativeRef, out: NativeRef): void;
-  scatterAdd(device: number, out: NativeRef, index: NativeRef, src: NativeRef): void;
+  gather(device: number, x: NativeRef, dim: number, index: NativeRef, out: NativeRef): void;
+  scatterAdd(device: number, out: NativeRef, dim: number, index: NativeRef, src: NativeRef): void;
   random(device: number, out: NativeRef, key0: number, key1: number, offset: number, kind: number, low: number, range: number): void;
   softmax(device: number, x: NativeRef, dim: number, out: NativeRef, log: boolean): void;
   crossEntropy(device: number, x: NativeRef, target: NativeRef, ignoreIndex: number, labelSmoothing: number, out: NativeRef): void;

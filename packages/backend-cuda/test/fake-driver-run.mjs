@@ -1,0 +1,19 @@
+// Child process of fake-driver.test.ts, started with LD_LIBRARY_PATH pointing at the fake
+// libcuda.so.1 (native/cuda/test/fake_libcuda.cpp): runs the conformance suite on 'cuda' through
+// the real addon, runtime and kernels (emulated), and prints one JSON line with the outcome.
+import '@core/backend-cpu';
+import '../dist/index.js';
+import { runConformance } from '@core/conformance';
+import { availableDevices, getBackend } from '@core/tensor';
+
+const mode = process.argv[2] ?? 'conformance';
+if (mode === 'probe') {
+  const cuda = (await availableDevices()).find((d) => d.type === 'cuda');
+  console.log(JSON.stringify(cuda));
+} else {
+  await availableDevices();
+  const filter = process.argv[3];
+  const report = await runConformance(() => 'cuda', { strict: true, filter, timeoutMs: 120_000 });
+  const failed = report.cases.filter((c) => c.status === 'fail' || c.status === 'xpass').map((c) => ({ id: c.id, message: String(c.message ?? '').slice(0, 300) }));
+  console.log(JSON.stringify({ counts: report.counts, failed, stats: getBackend('cuda').stats(0), memory: getBackend('cuda').memoryStats(0) }));
+}

@@ -1,0 +1,62 @@
+// The whole backend without a GPU: the real addon, runtime and launch geometry, with the driver
+// replaced by native/cuda/test/fake_libcuda.cpp (host memory; kernels run on the CPU emulation).
+// Each case runs in a child process whose LD_LIBRARY_PATH makes dlopen("libcuda.so.1") find it.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { defaultAddonPath } from '../src/native.js';
+
+const fakeDir = fileURLToPath(new URL('../build/fake-driver', import.meta.url));
+const child = fileURLToPath(new URL('./fake-driver-run.mjs', import.meta.url));
+const ready = existsSync(`${fakeDir}/libcuda.so.1`) && existsSync(defaultAddonPath());
+if (!ready) console.log('[cuda] fake-driver tests skipped: the addon (nvcc) or the fake driver (g++) was not built');
+
+function run(args: string[], env: Record<string, string> = {}): unknown {
+  const r = spawnSync(process.execPath, [child, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, LD_LIBRARY_PATH: fakeDir, ...env },
+    timeout: 600_000,
+  });
+  if (r.status !== 0) throw new Error(`child failed (${r.status}): ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
+}
+
+describe.skipIf(!ready)('cuda through the fake driver', () => {
+  it('with a current driver and a device, cuda is available', () => {
+    expect(run(['probe'])).toMatchObject({ type: 'cuda', available: true, deviceCount: 1 });
+  });
+
+  it('a driver older than CUDA 13.0 is reported as too old', () => {
+    expect(run(['probe'], { FAKE_CUDA_VERSION: '12040' })).toMatchObject({
+      available: false,
+      reason: 'driver too old: needs ≥ CUDA 13.0 (an R580 or newer driver), found CUDA 12.4',
+    });
+  });
+
+  it('a driver without devices is reported as no device', () => {
+    expect(run(['probe'], { FAKE_CUDA_DEVICES: '0' })).toMatchObject({ available: false, reason: 'no device (the driver reports no CUDA device)' });
+  });
+
+  it('a GPU older than sm_80 is reported as no usable device', () => {
+    expect(run(['probe'], { FAKE_CUDA_CC_MAJOR: '7' })).toMatchObject({
+      available: false,
+      reason: 'no device: Fake CUDA device (CPU emulation) has compute capability 7.0; this build has kernels for 8.0 and newer',
+    });
+  });
+
+  it('the conformance suite passes (strict) on cuda, our GEMM kernels included', () => {
+    const r = run(['conformance']) as {
+      counts: { pass: number; fail: number; xpass: number; skip: number };
+      failed: { id: string; message: string }[];
+      stats: { wmmaCalls: number; tiledCalls: number; launches: number };
+    };
+    expect(r.failed).toEqual([]);
+    expect(r.counts.fail).toBe(0);
+    expect(r.counts.xpass).toBe(0);
+    expect(r.counts.pass).toBeGreaterThan(3000);
+    // Both of our GEMMs ran: tensor cores for the half types, the tiled kernel for float32.
+    expect(r.stats.wmmaCalls).toBeGreaterThan(0);
+    expect(r.stats.tiledCalls).toBeGreaterThan(0);
+  });
+});
