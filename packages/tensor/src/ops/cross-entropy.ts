@@ -3,7 +3,7 @@
 // autograd is the same whichever path ran. @core/nn's F.crossEntropy calls this first and runs its
 // decomposition when it returns undefined (no kernel, fusion disabled, or a case the kernel
 // declines: class weights, probability targets, spatial dims, empty inputs).
-import { float32, int32 } from '../dtype/dtype.js';
+import { bfloat16, float16, float32, int32 } from '../dtype/dtype.js';
 import { allocate, backendOf, ref } from '../dispatch/run.js';
 import { record } from '../autograd/engine.js';
 import type { Tensor } from '../tensor/tensor.js';
@@ -54,7 +54,7 @@ export function fusedCrossEntropy(input: Tensor, target: Tensor, options: FusedC
  * ignored rows. Half logits are differentiated in f32 and the result rounded once.
  */
 function crossEntropyGrad(x: Tensor, t: Tensor, g: Tensor, ignoreIndex: number, labelSmoothing: number, classes: number): Tensor {
-  const work = x.dtype.itemsize < 4 ? x.to(float32) : x;
+  const work = x.dtype === float16 || x.dtype === bfloat16 ? x.to(float32) : x;
   const probabilities = work.softmax(1);
   const oneHot = arange(classes, { device: x.device, dtype: int32 }).reshape([1, classes]).eq(t.reshape([-1, 1])).to(work.dtype);
   const targetDistribution = labelSmoothing === 0 ? oneHot : oneHot.mul(1 - labelSmoothing).add(labelSmoothing / classes);
