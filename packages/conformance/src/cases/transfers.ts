@@ -25,6 +25,12 @@ function sampleValues(dtype: DTypeName, seed: string): NdArray {
   return nd([5, 8], (i) => (i < special.length ? special[i]! : random.data[i % 24]!));
 }
 
+/** A pinned copy of a cpu tensor, or null where no backend supports pinned memory (PIN-1). */
+function pinnedOrNull(host: Tensor): Tensor | null {
+  const accelerator = listBackends().some((n) => n !== 'cpu' && isAvailable(n) && getBackend(n).capabilities.pinnedMemory);
+  return accelerator ? host.pinMemory() : null;
+}
+
 export function transferCases(env: Env): Case[] {
   const cases: Case[] = [];
   const dev = env.device;
@@ -46,6 +52,20 @@ export function transferCases(env: Env): Case[] {
         return expectTensor(back, { value: transpose(values, 0, 1), dtype }, { label: `${other} → ${dev} (${mode})`, cls: 'exact', device: dev });
       }, skip);
     }
+    add(`XFER-2/pinned-non-blocking-equals-blocking/${dtype}`, 'to(device)', dtype, async () => {
+      // A non-blocking copy from pinned memory may be queued by the device (a staging buffer):
+      // every stored dtype, even and odd lengths, must arrive exactly as a blocking copy does.
+      const sample = sampleValues(dtype, `xfer-pinned/${dtype}`).data;
+      for (const length of [40, 7]) {
+        const values = nd([length], (i) => sample[i]!);
+        const host = toDevice(values, dtype, cpu);
+        const pinned = pinnedOrNull(host);
+        const queued = (pinned ?? host).to(dev, { nonBlocking: true });
+        const plain = host.to(dev);
+        await expectTensor(queued, { value: values, dtype }, { label: `${pinned ? 'pinned' : 'pageable'} → ${dev}, non-blocking, length ${length}`, cls: 'exact', device: dev });
+        await expectTensor(plain, { value: values, dtype }, { label: `cpu → ${dev}, blocking, length ${length}`, cls: 'exact', device: dev });
+      }
+    }, env.name === 'cpu' ? 'the cpu backend under test has no host ↔ device copies' : skip);
     add(`XFER-2/toAsync-equals-to/${dtype}`, 'toAsync', dtype, async () => {
       const values = sampleValues(dtype, `xfer-async/${dtype}`);
       const x = toDevice(values, dtype, other!);
