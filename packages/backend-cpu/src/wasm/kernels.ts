@@ -130,11 +130,14 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
     const mr = 4;
     const nr = 8;
     const threads = 2 * m * n * k * batches >= GEMM_PARALLEL_FLOPS ? rt.threads : 1;
-    // Tiles as large as the packing buffers allow, halved (largest side first) until every thread has work.
+    // Tiles as large as the packing buffers allow, halved (largest side first) until there are four
+    // tasks per thread (so a late-waking worker costs the caller at most a small task of waiting)
+    // or tiles get small enough (under ~4 MFLOP) that packing would dominate.
     let tileM = Math.min(rt.call('gemm_tile_limits', 0), Math.ceil(m / mr) * mr);
     let tileN = Math.min(rt.call('gemm_tile_limits', 1), Math.ceil(n / nr) * nr);
     const count = (): number => batches * Math.ceil(m / tileM) * Math.ceil(n / tileN);
-    while (count() < 2 * threads && (tileM > mr || tileN > nr)) {
+    const bigEnough = (): boolean => 2 * tileM * tileN * k >= 1 << 22;
+    while (threads > 1 && (count() < threads || (count() < 4 * threads && bigEnough())) && (tileM > mr || tileN > nr)) {
       if (tileN >= tileM && tileN > nr) tileN = Math.ceil(tileN / 2 / nr) * nr;
       else if (tileM > mr) tileM = Math.ceil(tileM / 2 / mr) * mr;
       else tileN = Math.ceil(tileN / 2 / nr) * nr;

@@ -55,7 +55,7 @@ function workerMain(init: WorkerInit, run: typeof runTasks): void {
   for (;;) {
     // Spin briefly before sleeping, so back-to-back kernels start without a wake-up delay.
     let generation = Atomics.load(control, 0);
-    for (let spin = 0; generation === seen && spin < 20000; spin++) generation = Atomics.load(control, 0);
+    for (let spin = 0; generation === seen && spin < 100000; spin++) generation = Atomics.load(control, 0);
     if (generation === seen) {
       Atomics.wait(control, 0, seen);
       generation = Atomics.load(control, 0);
