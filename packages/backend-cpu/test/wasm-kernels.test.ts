@@ -2,7 +2,7 @@
 // elementwise results must be bit-identical; matmul, sums and softmax within stated tolerances
 // (a different summation order). Layouts cover broadcasting, transposes, offsets, edge tiles,
 // several K blocks, batches, empty sizes and NaN/±Inf/±0.
-import { bfloat16BitsToNumber, float16BitsToNumber, float32ToBFloat16Bits, float32ToFloat16Bits, type TensorRef } from '@core/tensor';
+import { bfloat16BitsToNumber, float16BitsToNumber, float32ToBFloat16Bits, float32ToFloat16Bits, type AdamSpec, type TensorRef } from '@core/tensor';
 import { describe, expect, it } from 'vitest';
 import { createCpuBackend } from '../src/backend.js';
 import { CpuFused, CpuKernels } from '../src/kernels/index.js';
@@ -373,6 +373,41 @@ describe('wasm sums and softmax against the TypeScript kernels', () => {
       }
     }
   });
+});
+
+describe('wasm Adam/AdamW update = the TypeScript fused kernel, bit for bit', () => {
+  const variants: [string, Partial<AdamSpec>][] = [
+    ['Adam', { weightDecay: 0, decoupled: false }],
+    ['Adam with L2 weight decay, maximize', { weightDecay: 0.01, decoupled: false, maximize: true }],
+    ['AdamW, beta1 0.3 (the other lerp branch)', { weightDecay: 0.05, decoupled: true, beta1: 0.3 }],
+    ['AdamW with amsgrad', { weightDecay: 0.01, decoupled: true }],
+  ];
+  for (const [name, overrides] of variants) {
+    it(`${name}, 3 steps over 70001 elements`, () => {
+      const n = 70001;
+      const amsgrad = name.includes('amsgrad');
+      // Two identical sets of state: one updated by the wasm kernel, one by the TypeScript kernel.
+      const state = (): Ref[] => [randoms(n, 51), randoms(n, 52), randoms(n, 53).map((v) => v * 0.1), randoms(n, 54).map((v) => v * v), randoms(n, 55).map((v) => v * v)]
+        .map((data) => ref(data, [n]));
+      const [wp, wg, wm, wv, wvmax] = state();
+      const [tp, tg, tm, tv, tvmax] = state();
+      for (let step = 1; step <= 3; step++) {
+        const beta1 = overrides.beta1 ?? 0.9;
+        const beta2 = 0.999;
+        const lr = 1e-3;
+        const spec: AdamSpec = {
+          step, lr, beta1, beta2, eps: 1e-8, weightDecay: 0, decoupled: true, maximize: false,
+          stepSize: lr / (1 - beta1 ** step), biasCorrection2Sqrt: Math.sqrt(1 - beta2 ** step), ...overrides,
+        };
+        W.fused!.adamw!(wp, wg, wm, wv, amsgrad ? wvmax : null, spec);
+        CpuFused.adamw(tp, tg, tm, tv, amsgrad ? tvmax : null, spec);
+      }
+      expectSameBits(read(wp), read(tp));
+      expectSameBits(read(wm), read(tm));
+      expectSameBits(read(wv), read(tv));
+      if (amsgrad) expectSameBits(read(wvmax), read(tvmax));
+    });
+  }
 });
 
 describe('threads and memory', () => {

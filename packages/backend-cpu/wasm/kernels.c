@@ -634,3 +634,64 @@ EXPORT(softmax_f32_task) void softmax_f32_task(int thread, int task, const Softm
     }
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// One Adam/AdamW update of float32 parameters in place (the contract's fused adamw), op for op
+// the TypeScript kernel's f32 arithmetic, so the results are the same bits. The scalars are
+// computed (and rounded to f32) by the caller.
+
+typedef struct {
+  int p, g, m, v, vmax; // byte addresses; vmax 0 without amsgrad
+  int numel, chunk;
+  int maximize, weight_decay, decoupled, lerp_from_m; // flags
+  float decay, wd, lerp_w, b2, one_minus_b2, bc2, eps, neg_step;
+} AdamArgs;
+
+EXPORT(adamw_task) void adamw_task(int thread, int task, const AdamArgs *a) {
+  (void)thread;
+  int begin = task * a->chunk, end = min_int(begin + a->chunk, a->numel);
+  float *p = (float *)a->p, *m = (float *)a->m, *v = (float *)a->v, *vmax = (float *)a->vmax;
+  const float *g = (const float *)a->g;
+  const v128_t decay = wasm_f32x4_splat(a->decay), wd = wasm_f32x4_splat(a->wd), lerp_w = wasm_f32x4_splat(a->lerp_w);
+  const v128_t b2 = wasm_f32x4_splat(a->b2), omb2 = wasm_f32x4_splat(a->one_minus_b2), bc2 = wasm_f32x4_splat(a->bc2);
+  const v128_t eps = wasm_f32x4_splat(a->eps), neg_step = wasm_f32x4_splat(a->neg_step);
+  int i = begin;
+  for (; i + 4 <= end; i += 4) {
+    v128_t gi = wasm_v128_load(g + i), pi = wasm_v128_load(p + i), mi = wasm_v128_load(m + i), vi = wasm_v128_load(v + i);
+    if (a->maximize) gi = wasm_f32x4_neg(gi);
+    if (a->weight_decay) {
+      if (a->decoupled) pi = wasm_f32x4_mul(pi, decay);
+      else gi = wasm_f32x4_add(gi, wasm_f32x4_mul(pi, wd));
+    }
+    v128_t diff = wasm_f32x4_sub(gi, mi);
+    mi = a->lerp_from_m ? wasm_f32x4_add(mi, wasm_f32x4_mul(diff, lerp_w)) : wasm_f32x4_sub(gi, wasm_f32x4_mul(diff, lerp_w));
+    vi = wasm_f32x4_add(wasm_f32x4_mul(vi, b2), wasm_f32x4_mul(wasm_f32x4_mul(gi, omb2), gi));
+    wasm_v128_store(m + i, mi);
+    wasm_v128_store(v + i, vi);
+    if (vmax) {
+      vi = wasm_f32x4_max(wasm_v128_load(vmax + i), vi); // NaN-propagating, like Math.max
+      wasm_v128_store(vmax + i, vi);
+    }
+    v128_t denom = wasm_f32x4_add(wasm_f32x4_div(wasm_f32x4_sqrt(vi), bc2), eps);
+    wasm_v128_store(p + i, wasm_f32x4_add(pi, wasm_f32x4_div(wasm_f32x4_mul(mi, neg_step), denom)));
+  }
+  for (; i < end; i++) {
+    float gi = a->maximize ? -g[i] : g[i], pi = p[i], mi = m[i], vi = v[i];
+    if (a->weight_decay) {
+      if (a->decoupled) pi = pi * a->decay;
+      else gi = gi + pi * a->wd;
+    }
+    float diff = gi - mi;
+    mi = a->lerp_from_m ? mi + diff * a->lerp_w : gi - diff * a->lerp_w;
+    vi = vi * a->b2 + (gi * a->one_minus_b2) * gi;
+    m[i] = mi;
+    v[i] = vi;
+    if (vmax) {
+      float old = vmax[i];
+      vi = (old != old || vi != vi) ? __builtin_nanf("") : (old > vi ? old : vi);
+      vmax[i] = vi;
+    }
+    float denom = __builtin_sqrtf(vi) / a->bc2 + a->eps;
+    p[i] = pi + (mi * a->neg_step) / denom;
+  }
+}

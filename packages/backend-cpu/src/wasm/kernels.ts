@@ -3,7 +3,7 @@
 // float32↔half casts, sums over a contiguous run of axes, softmax over the last axis) when every
 // operand lives in the wasm heap, and hands everything else — other dtypes, odd layouts, plain
 // host arrays, bad arguments (whose errors the TypeScript kernels word) — to the TypeScript kernels.
-import type { BinaryOp, CompareOp, DTypeName, FusedKernels, Kernels, ReduceOp, UnaryOp } from '@core/tensor';
+import type { AdamSpec, BinaryOp, CompareOp, DTypeName, FusedKernels, Kernels, ReduceOp, UnaryOp } from '@core/tensor';
 import type { CpuStorage } from '../storage.js';
 import type { Ref } from '../kernels/io.js';
 import { isContiguous, sizeOf } from '../kernels/strided.js';
@@ -264,8 +264,30 @@ export function wasmFused(rt: WasmRuntime, base: FusedKernels<CpuStorage>): Fuse
     rt.run('softmax_f32_task', tasks);
     return true;
   }
+  /** The float32 Adam/AdamW update, when every tensor is a contiguous float32 block in the heap. */
+  function adamw(refs: Ref[], vmax: Ref | null, spec: AdamSpec): boolean {
+    const [param] = refs;
+    const all = vmax ? [...refs, vmax] : refs;
+    if (!rt.active || !inHeap(...all) || !all.every((r) => sameShape(r.shape, param.shape) && isContiguous(r.shape, r.strides))) return false;
+    const n = sizeOf(param.shape);
+    if (n === 0) return true;
+    // The scalars exactly as the TypeScript kernel rounds them (fused.ts), so results match bit for bit.
+    const { lr, beta1, beta2, eps, weightDecay, decoupled, maximize, stepSize, biasCorrection2Sqrt } = spec;
+    const w = 1 - beta1;
+    const { chunk, tasks } = chunking(rt, n, n >= ELEMENTWISE_PARALLEL_NUMEL);
+    const at = rt.args >> 2;
+    rt.views.i32.set([...refs.map(addressOf), vmax ? addressOf(vmax) : 0], at);
+    rt.views.i32.set([n, chunk, maximize ? 1 : 0, weightDecay !== 0 ? 1 : 0, decoupled ? 1 : 0, Math.abs(w) < 0.5 ? 1 : 0], at + 5);
+    rt.views.f32.set([1 - lr * weightDecay, weightDecay, Math.abs(w) < 0.5 ? w : 1 - w, beta2, 1 - beta2, biasCorrection2Sqrt, eps, -stepSize], at + 11);
+    rt.run('adamw_task', tasks);
+    return true;
+  }
+
   return {
     ...base,
+    adamw(param, grad, expAvg, expAvgSq, maxExpAvgSq, spec) {
+      if (!adamw([param, grad, expAvg, expAvgSq], maxExpAvgSq, spec)) base.adamw(param, grad, expAvg, expAvgSq, maxExpAvgSq, spec);
+    },
     softmax(x, dim, out) {
       if (!rows(x, dim, out, false)) base.softmax(x, dim, out);
     },
