@@ -375,6 +375,34 @@ describe('wasm sums and softmax against the TypeScript kernels', () => {
   });
 });
 
+describe('wasm cross entropy against the TypeScript fused kernel (tolerance 1e-6 relative + 1e-6)', () => {
+  for (const [name, spec] of [['plain', { ignoreIndex: -100, labelSmoothing: 0 }], ['label smoothing 0.1, ignoreIndex 3', { ignoreIndex: 3, labelSmoothing: 0.1 }]] as const) {
+    it(`${name}: [300, 1001] with large values, -Inf, NaN rows and an out-of-range target`, () => {
+      const [rows, classes] = [300, 1001];
+      const data = randoms(rows * classes, 61).map((v) => v * 20);
+      data[5 * classes + 3] = NaN;
+      for (let j = 0; j < classes; j += 2) data[6 * classes + j] = -Infinity;
+      for (let j = 0; j < classes; j++) data[7 * classes + j] = 5e3 + j * 1e-2;
+      const x = ref(data, [rows, classes]);
+      const t = W.alloc(0, 'int32', rows);
+      W.write(t, Int32Array.from({ length: rows }, (_, i) => (i === 9 ? classes : i === 10 ? -1 : (i * 37) % classes)), 0);
+      const target: Ref = { storage: t, dtype: 'int32', shape: [rows], strides: [1], offset: 0 };
+      const got = out([rows]);
+      const want = out([rows]);
+      W.fused!.crossEntropy!(x, target, spec, got);
+      CpuFused.crossEntropy(x, target, spec, want);
+      const g = read(got);
+      const w = read(want);
+      for (let i = 0; i < rows; i++) {
+        if (Number.isNaN(w[i])) expect(Number.isNaN(g[i]), `row ${i}`).toBe(true);
+        else if (!Number.isFinite(w[i])) expect(g[i], `row ${i}`).toBe(w[i]);
+        else expect(Math.abs(g[i] - w[i]), `row ${i}: got ${g[i]}, want ${w[i]}`).toBeLessThanOrEqual(1e-6 * Math.abs(w[i]) + 1e-6);
+      }
+      expect(Number.isNaN(g[9]) && Number.isNaN(g[10])).toBe(true);
+    });
+  }
+});
+
 describe('wasm Adam/AdamW update = the TypeScript fused kernel, bit for bit', () => {
   const variants: [string, Partial<AdamSpec>][] = [
     ['Adam', { weightDecay: 0, decoupled: false }],

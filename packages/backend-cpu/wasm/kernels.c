@@ -695,3 +695,52 @@ EXPORT(adamw_task) void adamw_task(int thread, int task, const AdamArgs *a) {
     p[i] = pi + (mi * a->neg_step) / denom;
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Per-row cross entropy of contiguous float32 logits [rows, classes] against int32 targets (the
+// contract's fused crossEntropy): lse − (1 − ε)·x[t] − (ε/C)·Σx, 0 for ignored rows, NaN for a
+// target outside [0, C). The exponentials are summed in f64, the rest combined in f64 as the
+// TypeScript kernel does, and each row rounded once to f32.
+
+typedef struct {
+  int x, target, out;
+  int rows, classes, chunk;
+  int ignore_index;
+  float smoothing;
+} CrossEntropyArgs;
+
+EXPORT(cross_entropy_task) void cross_entropy_task(int thread, int task, const CrossEntropyArgs *a) {
+  (void)thread;
+  int begin = task * a->chunk, end = min_int(begin + a->chunk, a->rows), n = a->classes;
+  const int32_t *targets = (const int32_t *)a->target;
+  float *out = (float *)a->out;
+  for (int row = begin; row < end; row++) {
+    int t = targets[row];
+    if (t == a->ignore_index) {
+      out[row] = 0.0f;
+      continue;
+    }
+    if (t < 0 || t >= n) {
+      out[row] = __builtin_nanf("");
+      continue;
+    }
+    const float *x = (const float *)a->x + row * n;
+    float max = -__builtin_inff();
+    double total = 0.0;
+    for (int i = 0; i < n; i++) {
+      if (x[i] > max || x[i] != x[i]) max = x[i];
+      total += x[i];
+    }
+    v128_t vmax = wasm_f32x4_splat(max);
+    double sum = 0.0;
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+      v128_t e = exp_nonpositive(wasm_f32x4_sub(wasm_v128_load(x + i), vmax));
+      sum += (double)(wasm_f32x4_extract_lane(e, 0) + wasm_f32x4_extract_lane(e, 1)) +
+             (double)(wasm_f32x4_extract_lane(e, 2) + wasm_f32x4_extract_lane(e, 3));
+    }
+    for (; i < n; i++) sum += wasm_f32x4_extract_lane(exp_nonpositive(wasm_f32x4_splat(x[i] - max)), 0);
+    double lse = (double)max + log_f64(sum), picked = x[t], s = a->smoothing;
+    out[row] = (float)(s == 0.0 ? lse - picked : lse - (1.0 - s) * picked - (s / n) * total);
+  }
+}

@@ -3,7 +3,7 @@
 // float32↔half casts, sums over a contiguous run of axes, softmax over the last axis) when every
 // operand lives in the wasm heap, and hands everything else — other dtypes, odd layouts, plain
 // host arrays, bad arguments (whose errors the TypeScript kernels word) — to the TypeScript kernels.
-import type { AdamSpec, BinaryOp, CompareOp, DTypeName, FusedKernels, Kernels, ReduceOp, UnaryOp } from '@core/tensor';
+import type { AdamSpec, BinaryOp, CompareOp, CrossEntropySpec, DTypeName, FusedKernels, Kernels, ReduceOp, UnaryOp } from '@core/tensor';
 import type { CpuStorage } from '../storage.js';
 import type { Ref } from '../kernels/io.js';
 import { isContiguous, sizeOf } from '../kernels/strided.js';
@@ -283,8 +283,26 @@ export function wasmFused(rt: WasmRuntime, base: FusedKernels<CpuStorage>): Fuse
     return true;
   }
 
+  /** Per-row float32 cross entropy, when logits, targets and out are contiguous blocks in the heap. */
+  function crossEntropy(x: Ref, target: Ref, spec: CrossEntropySpec, out: Ref): boolean {
+    if (!rt.active || !inHeap(x, out) || target.dtype !== 'int32' || target.storage.address < 0 || x.shape.length !== 2) return false;
+    const [rows, classes] = x.shape;
+    if (!sameShape(target.shape, [rows]) || !sameShape(out.shape, [rows]) || classes === 0) return false;
+    if (![x, target, out].every((r) => isContiguous(r.shape, r.strides))) return false;
+    if (rows === 0) return true;
+    const { chunk, tasks } = chunking(rt, rows, rows * classes >= ELEMENTWISE_PARALLEL_NUMEL);
+    const at = rt.args >> 2;
+    rt.views.i32.set([addressOf(x), addressOf(target), addressOf(out), rows, classes, chunk, spec.ignoreIndex], at);
+    rt.views.f32[at + 7] = spec.labelSmoothing;
+    rt.run('cross_entropy_task', tasks);
+    return true;
+  }
+
   return {
     ...base,
+    crossEntropy(x, target, spec, out) {
+      if (!crossEntropy(x, target, spec, out)) base.crossEntropy(x, target, spec, out);
+    },
     adamw(param, grad, expAvg, expAvgSq, maxExpAvgSq, spec) {
       if (!adamw([param, grad, expAvg, expAvgSq], maxExpAvgSq, spec)) base.adamw(param, grad, expAvg, expAvgSq, maxExpAvgSq, spec);
     },
