@@ -271,57 +271,56 @@ export function gradScalerCases(env: Env): Case[] {
   // decomposition (core falls back to it for non-contiguous grads, so 'views' checks that too).
   const fusedSkip = (variant: 'fused' | 'decomposed') =>
     (variant === 'fused' && !env.fused.has('unscaleAndCheck') ? `the ${env.name} backend registers no fused unscaleAndCheck kernel (the decomposition is checked by the /decomposed cases)` : undefined);
-  for (const variant of ['fused', 'decomposed'] as const)
-  for (const dtype of ['float32', 'float64', 'bfloat16', 'float16'] as const) {
-    for (const sc of gs6) {
-      add(`GS-6/${dtype}/${sc.id}/${variant}`, 'ampForeachNonFiniteCheckAndUnscale_', dtype, async (): Promise<Measure> => {
-        const scale = sc.scale ?? 3000.5;
-        const inv = invScale(scale);
-        const inputs = sc.values.map((v, k) => {
-          const layout = sc.layouts?.[k] ?? 'contiguous';
-          const value = layout === 'transposed' ? nd([2, v.length / 2], v.map((x) => roundTo(dtype, x))) : nd([v.length], v.map((x) => roundTo(dtype, x)));
-          return { value, dtype, layout } as const;
-        });
-        const stores = inputs.map(stored);
-        const bases = stores.map((st) => toDevice(st.base, dtype, dev));
-        const grads = bases.map((b, k) => stores[k]!.view(b));
-        const found = toDevice(scalar(sc.found0 ?? 0), 'float32', dev);
-        const invT = toDevice(scalar(inv), 'float32', dev);
-        withFused(variant, () => ampForeachNonFiniteCheckAndUnscale_(grads, found, invT));
-        const anyBad = inputs.some((i) => hasNonFinite(i.value.data));
-        await expectTensor(found, { value: scalar(sc.found0 || anyBad ? 1 : 0), dtype: 'float32' }, { label: 'found_inf', cls: 'exact', device: dev });
-        for (let k = 0; k < inputs.length; k++) {
-          // Through the stored base: the view's elements are unscaled, the others (sentinels) untouched.
-          const expectedView = map(inputs[k]!.value, (v) => unscaleValue(v, dtype, inv));
-          const expectedBase = stored({ value: expectedView, dtype, layout: inputs[k]!.layout }).base;
-          await expectTensor(bases[k]!, { value: expectedBase, dtype }, { label: `grad ${k} (${inputs[k]!.layout}) after unscaling by f32(1/${scale})`, cls: 'exact', device: dev });
-        }
-        return {};
-      }, base ?? needs(dtype) ?? (sc.numerics ? nonFinite : undefined) ?? fusedSkip(variant));
+  for (const variant of ['fused', 'decomposed'] as const) {
+    for (const dtype of ['float32', 'float64', 'bfloat16', 'float16'] as const) {
+      for (const sc of gs6) {
+        add(`GS-6/${dtype}/${sc.id}/${variant}`, 'ampForeachNonFiniteCheckAndUnscale_', dtype, async (): Promise<Measure> => {
+          const scale = sc.scale ?? 3000.5;
+          const inv = invScale(scale);
+          const inputs = sc.values.map((v, k) => {
+            const layout = sc.layouts?.[k] ?? 'contiguous';
+            const value = layout === 'transposed' ? nd([2, v.length / 2], v.map((x) => roundTo(dtype, x))) : nd([v.length], v.map((x) => roundTo(dtype, x)));
+            return { value, dtype, layout } as const;
+          });
+          const stores = inputs.map(stored);
+          const bases = stores.map((st) => toDevice(st.base, dtype, dev));
+          const grads = bases.map((b, k) => stores[k]!.view(b));
+          const found = toDevice(scalar(sc.found0 ?? 0), 'float32', dev);
+          const invT = toDevice(scalar(inv), 'float32', dev);
+          withFused(variant, () => ampForeachNonFiniteCheckAndUnscale_(grads, found, invT));
+          const anyBad = inputs.some((i) => hasNonFinite(i.value.data));
+          await expectTensor(found, { value: scalar(sc.found0 || anyBad ? 1 : 0), dtype: 'float32' }, { label: 'found_inf', cls: 'exact', device: dev });
+          for (let k = 0; k < inputs.length; k++) {
+            // Through the stored base: the view's elements are unscaled, the others (sentinels) untouched.
+            const expectedView = map(inputs[k]!.value, (v) => unscaleValue(v, dtype, inv));
+            const expectedBase = stored({ value: expectedView, dtype, layout: inputs[k]!.layout }).base;
+            await expectTensor(bases[k]!, { value: expectedBase, dtype }, { label: `grad ${k} (${inputs[k]!.layout}) after unscaling by f32(1/${scale})`, cls: 'exact', device: dev });
+          }
+          return {};
+        }, base ?? needs(dtype) ?? (sc.numerics ? nonFinite : undefined) ?? fusedSkip(variant));
+      }
     }
+    add(`GS-6/mixed-dtypes/${variant}`, 'ampForeachNonFiniteCheckAndUnscale_', '-', async () => {
+      const inv = invScale(3000.5);
+      const dtypes = (['float32', 'float64', 'bfloat16', 'float16'] as const).filter((d) => env.compute.has(d));
+      const v = [1000.5, -7, 0.3];
+      const grads = dtypes.map((d) => vec(v.map((x) => roundTo(d, x)), d));
+      const found = vec([0]).reshape([]);
+      withFused(variant, () => ampForeachNonFiniteCheckAndUnscale_(grads, found, vec([inv]).reshape([])));
+      await expectTensor(found, { value: scalar(0), dtype: 'float32' }, { label: 'found_inf', cls: 'exact', device: dev });
+      for (const [k, d] of dtypes.entries()) {
+        await expectTensor(grads[k]!, { value: vector(v.map((x) => unscaleValue(roundTo(d, x), d, inv))), dtype: d }, { label: `the ${d} grad in a mixed list`, cls: 'exact', device: dev });
+      }
+    }, base ?? fusedSkip(variant));
+    add(`GS-6/check-before-unscale/${variant}`, 'ampForeachNonFiniteCheckAndUnscale_', 'float32', async () => {
+      // The check reads the values before unscaling: 1e38 · 4 overflows but is not flagged.
+      const g = vec([1e38, 1]);
+      const found = vec([0]).reshape([]);
+      withFused(variant, () => ampForeachNonFiniteCheckAndUnscale_([g], found, vec([4]).reshape([])));
+      await expectTensor(found, { value: scalar(0), dtype: 'float32' }, { label: 'found_inf', cls: 'exact', device: dev });
+      return expectTensor(g, { value: vector([Infinity, 4]), dtype: 'float32' }, { label: 'grad · 4', cls: 'exact', device: dev });
+    }, base ?? nonFinite ?? fusedSkip(variant));
   }
-  for (const variant of ['fused', 'decomposed'] as const)
-  add(`GS-6/mixed-dtypes/${variant}`, 'ampForeachNonFiniteCheckAndUnscale_', '-', async () => {
-    const inv = invScale(3000.5);
-    const dtypes = (['float32', 'float64', 'bfloat16', 'float16'] as const).filter((d) => env.compute.has(d));
-    const v = [1000.5, -7, 0.3];
-    const grads = dtypes.map((d) => vec(v.map((x) => roundTo(d, x)), d));
-    const found = vec([0]).reshape([]);
-    withFused(variant, () => ampForeachNonFiniteCheckAndUnscale_(grads, found, vec([inv]).reshape([])));
-    await expectTensor(found, { value: scalar(0), dtype: 'float32' }, { label: 'found_inf', cls: 'exact', device: dev });
-    for (const [k, d] of dtypes.entries()) {
-      await expectTensor(grads[k]!, { value: vector(v.map((x) => unscaleValue(roundTo(d, x), d, inv))), dtype: d }, { label: `the ${d} grad in a mixed list`, cls: 'exact', device: dev });
-    }
-  }, base ?? fusedSkip(variant));
-  for (const variant of ['fused', 'decomposed'] as const)
-  add(`GS-6/check-before-unscale/${variant}`, 'ampForeachNonFiniteCheckAndUnscale_', 'float32', async () => {
-    // The check reads the values before unscaling: 1e38 · 4 overflows but is not flagged.
-    const g = vec([1e38, 1]);
-    const found = vec([0]).reshape([]);
-    withFused(variant, () => ampForeachNonFiniteCheckAndUnscale_([g], found, vec([4]).reshape([])));
-    await expectTensor(found, { value: scalar(0), dtype: 'float32' }, { label: 'found_inf', cls: 'exact', device: dev });
-    return expectTensor(g, { value: vector([Infinity, 4]), dtype: 'float32' }, { label: 'grad · 4', cls: 'exact', device: dev });
-  }, base ?? nonFinite ?? fusedSkip(variant));
   add('GS-6/arguments', 'ampForeachNonFiniteCheckAndUnscale_', '-', () => {
     const g = [vec([1, 2])];
     const found = vec([0]).reshape([]);
