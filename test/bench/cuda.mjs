@@ -1,6 +1,6 @@
 // CUDA benchmark: GEMM throughput (TFLOPS) by dtype, size and GEMM path (cuBLASLt / our kernels),
 // and MLP training steps per second (fp32, bf16 autocast, fp16 autocast + GradScaler) on cuda:0.
-//   node test/bench/cuda.mjs [--out report.json] [--quick]
+//   node test/bench/cuda.mjs [--out report.json] [--quick]      (CORE_CUDA_BENCH_SIZES=1024,4096 picks the GEMM sizes)
 // Needs a GPU: on a machine without one it prints the reason and exits 2. native/cuda/gpu-check.sh
 // runs it (bundled) and puts the numbers in its report. Timing: warm-up runs first, then each
 // measurement ends with an awaited device synchronize, so the time includes the work, not just queueing it.
@@ -44,7 +44,7 @@ export async function runCudaBench({ quick = false, log = console.log } = {}) {
   const device = backend.devices[0];
   const peak = bf16Peak(device.name);
   const modes = device.cublasLt ? ['auto', 'own'] : ['own'];
-  const sizes = quick ? [1024, 4096] : [1024, 2048, 4096, 8192];
+  const sizes = process.env.CORE_CUDA_BENCH_SIZES?.split(',').map(Number) ?? (quick ? [1024, 4096] : [1024, 2048, 4096, 8192]);
   const gemm = [];
   manualSeed(0);
   for (const dtype of [float32, float16, bfloat16]) {
