@@ -130,6 +130,17 @@ static void micro_kernel(int kc, const float *a, const float *b, float *tile) {
   wasm_v128_store(tile + 28, c31);
 }
 
+// The 4×4 transpose of rows r0..r3: on return r_q holds column q.
+#define TRANSPOSE4(r0, r1, r2, r3)                                                                 \
+  do {                                                                                             \
+    v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7); \
+    v128_t t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5), t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7); \
+    r0 = wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5);                                                   \
+    r1 = wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7);                                                   \
+    r2 = wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5);                                                   \
+    r3 = wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7);                                                   \
+  } while (0)
+
 // Packs rows [0, mt) × cols [0, kc) of A (element `at` of `a`, strides rs/cs) into MR-tall panels.
 static void pack_a(const void *a, int type, int at, int rs, int cs, int mt, int kc, float *dst) {
   if (type != T_F32) {
@@ -145,8 +156,24 @@ static void pack_a(const void *a, int type, int at, int rs, int cs, int mt, int 
   for (int i0 = 0; i0 < mt; i0 += MR) {
     int rows = min_int(MR, mt - i0);
     const float *src = (const float *)a + at + i0 * rs;
-    if (rows == MR && cs == 1) {
+    if (rows == MR && rs == 1) { // A transposed (column-major): a panel row is 4 consecutive floats
       for (int p = 0; p < kc; p++) {
+        wasm_v128_store(dst, wasm_v128_load(src + p * cs));
+        dst += MR;
+      }
+    } else if (rows == MR && cs == 1) { // row-major: transpose 4×4 blocks
+      int p = 0;
+      for (; p + 4 <= kc; p += 4) {
+        v128_t r0 = wasm_v128_load(src + p), r1 = wasm_v128_load(src + rs + p);
+        v128_t r2 = wasm_v128_load(src + 2 * rs + p), r3 = wasm_v128_load(src + 3 * rs + p);
+        TRANSPOSE4(r0, r1, r2, r3);
+        wasm_v128_store(dst, r0);
+        wasm_v128_store(dst + 4, r1);
+        wasm_v128_store(dst + 8, r2);
+        wasm_v128_store(dst + 12, r3);
+        dst += 4 * MR;
+      }
+      for (; p < kc; p++) {
         dst[0] = src[p];
         dst[1] = src[rs + p];
         dst[2] = src[2 * rs + p];
@@ -181,6 +208,24 @@ static void pack_b(const void *b, int type, int at, int rs, int cs, int kc, int 
       for (int p = 0; p < kc; p++) {
         wasm_v128_store(dst, wasm_v128_load(src + p * rs));
         wasm_v128_store(dst + 4, wasm_v128_load(src + p * rs + 4));
+        dst += NR;
+      }
+    } else if (cols == NR && rs == 1) { // B transposed (column-major): transpose 4×4 blocks
+      int p = 0;
+      for (; p + 4 <= kc; p += 4) {
+        for (int g = 0; g < NR; g += 4) {
+          v128_t r0 = wasm_v128_load(src + g * cs + p), r1 = wasm_v128_load(src + (g + 1) * cs + p);
+          v128_t r2 = wasm_v128_load(src + (g + 2) * cs + p), r3 = wasm_v128_load(src + (g + 3) * cs + p);
+          TRANSPOSE4(r0, r1, r2, r3);
+          wasm_v128_store(dst + g, r0);
+          wasm_v128_store(dst + NR + g, r1);
+          wasm_v128_store(dst + 2 * NR + g, r2);
+          wasm_v128_store(dst + 3 * NR + g, r3);
+        }
+        dst += 4 * NR;
+      }
+      for (; p < kc; p++) {
+        for (int j = 0; j < NR; j++) dst[j] = src[p + j * cs];
         dst += NR;
       }
     } else {

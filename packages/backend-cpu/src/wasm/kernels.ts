@@ -86,6 +86,38 @@ function chunking(rt: WasmRuntime, count: number, parallel: boolean): { chunk: n
   return { chunk, tasks: Math.ceil(count / chunk) };
 }
 
+/** Rough costs for choosing GEMM tiles: ns per packed element and per flop on one thread. */
+const PACK_NS = 0.6;
+const FLOP_NS = 1 / 45;
+
+/**
+ * The C tile of one GEMM task. Every task packs its own rows of A and columns of B, so smaller
+ * tiles repack more; more tasks balance threads better. Among tiles that halve the largest ones
+ * (multiples of MR×NR, at most the packing buffers' limits), take the one with the smallest
+ * estimated finish time: the busiest thread's tasks × (packing + arithmetic) per task.
+ */
+function chooseTiles(batches: number, m: number, n: number, k: number, threads: number, maxM: number, maxN: number): { tileM: number; tileN: number } {
+  const mr = 4;
+  const nr = 8;
+  const sizes = (extent: number, unit: number, max: number): number[] => {
+    const out: number[] = [];
+    for (let t = Math.min(max, Math.ceil(extent / unit) * unit); ; t = Math.ceil(t / 2 / unit) * unit) {
+      out.push(t);
+      if (t <= unit) return out;
+    }
+  };
+  let best = { tileM: mr, tileN: nr, cost: Infinity };
+  for (const tileM of sizes(m, mr, maxM)) {
+    for (const tileN of sizes(n, nr, maxN)) {
+      const tasks = batches * Math.ceil(m / tileM) * Math.ceil(n / tileN);
+      const perTask = (tileM * k + k * tileN) * PACK_NS + 2 * tileM * tileN * k * FLOP_NS;
+      const cost = Math.ceil(tasks / threads) * perTask;
+      if (cost < best.cost * 0.97) best = { tileM, tileN, cost }; // prefer larger tiles on near-ties
+    }
+  }
+  return best;
+}
+
 export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels<CpuStorage> {
   const i32 = (): Int32Array => rt.views.i32;
 
@@ -130,18 +162,8 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
     const mr = 4;
     const nr = 8;
     const threads = 2 * m * n * k * batches >= GEMM_PARALLEL_FLOPS ? rt.threads : 1;
-    // Tiles as large as the packing buffers allow, halved (largest side first) until there are four
-    // tasks per thread (so a late-waking worker costs the caller at most a small task of waiting)
-    // or tiles get small enough (under ~4 MFLOP) that packing would dominate.
-    let tileM = Math.min(rt.call('gemm_tile_limits', 0), Math.ceil(m / mr) * mr);
-    let tileN = Math.min(rt.call('gemm_tile_limits', 1), Math.ceil(n / nr) * nr);
+    const { tileM, tileN } = chooseTiles(batches, m, n, k, threads, rt.call('gemm_tile_limits', 0), rt.call('gemm_tile_limits', 1));
     const count = (): number => batches * Math.ceil(m / tileM) * Math.ceil(n / tileN);
-    const bigEnough = (): boolean => 2 * tileM * tileN * k >= 1 << 22;
-    while (threads > 1 && (count() < threads || (count() < 4 * threads && bigEnough())) && (tileM > mr || tileN > nr)) {
-      if (tileN >= tileM && tileN > nr) tileN = Math.ceil(tileN / 2 / nr) * nr;
-      else if (tileM > mr) tileM = Math.ceil(tileM / 2 / mr) * mr;
-      else tileN = Math.ceil(tileN / 2 / nr) * nr;
-    }
     const words = i32();
     const at = rt.args >> 2;
     const batchStride = (r: Ref): number => (r.shape[0] === 1 ? 0 : r.strides[0]);
