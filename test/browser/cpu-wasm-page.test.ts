@@ -2,9 +2,8 @@
 // shared memory over Web Workers; without it, on a plain memory in one thread. Both compile
 // asynchronously (Chrome refuses large synchronous compiles on the main thread) and must match a
 // plain JavaScript matmul.
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { CROSS_ORIGIN_ISOLATION, launchChromium, servePage } from './page.js';
+import { CROSS_ORIGIN_ISOLATION, runEntryInPage } from './page.js';
 
 const ENTRY = `
 import '@core/backend-cpu';
@@ -36,24 +35,9 @@ window.__result = { active, threads, shared, failure, isolated: crossOriginIsola
 interface PageResult { active: boolean; threads: number; shared: boolean; failure: string | null; isolated: boolean; cores: number; maxErr: number; tasksRun: number[] }
 
 async function runPage(headers: Record<string, string>): Promise<PageResult> {
-  const bundle = await build({
-    stdin: { contents: ENTRY, resolveDir: import.meta.dirname, loader: 'ts' },
-    bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent',
-  });
-  const page = await servePage(bundle.outputFiles[0]!.text, headers);
-  const browser = await launchChromium();
-  try {
-    const tab = await browser.newPage();
-    const errors: string[] = [];
-    tab.on('pageerror', (e) => errors.push(e.message));
-    await tab.goto(page.url);
-    await tab.waitForFunction(() => (window as { __result?: unknown }).__result !== undefined, null, { timeout: 60_000 });
-    expect(errors).toEqual([]);
-    return await tab.evaluate(() => (window as unknown as { __result: PageResult }).__result);
-  } finally {
-    await browser.close();
-    await page.close();
-  }
+  const { result, errors } = await runEntryInPage<PageResult>(ENTRY, '__result', { headers });
+  expect(errors).toEqual([]);
+  return result;
 }
 
 describe('cpu wasm kernels in headless Chromium', () => {

@@ -34,3 +34,35 @@ export async function servePage(script: string, headers: Record<string, string> 
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
+
+/**
+ * Bundle `entry` (TypeScript, resolved from test/browser) for the web, serve it, open it in
+ * headless Chromium and return what the page stores in `window[resultKey]` (waiting up to
+ * `timeoutMs`), with the page errors and the bundle's text.
+ */
+export async function runEntryInPage<R>(
+  entry: string,
+  resultKey: string,
+  { headers = {}, timeoutMs = 60_000 }: { headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<{ result: R; errors: string[]; script: string }> {
+  const { build } = await import('esbuild');
+  const bundle = await build({
+    stdin: { contents: entry, resolveDir: import.meta.dirname, loader: 'ts' },
+    bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent',
+  });
+  const script = bundle.outputFiles[0]!.text;
+  const page = await servePage(script, headers);
+  const browser = await launchChromium();
+  try {
+    const tab = await browser.newPage();
+    const errors: string[] = [];
+    tab.on('pageerror', (e) => errors.push(e.message));
+    await tab.goto(page.url);
+    await tab.waitForFunction((key) => (window as unknown as Record<string, unknown>)[key] !== undefined || document.title === 'error', resultKey, { timeout: timeoutMs });
+    const result = await tab.evaluate((key) => (window as unknown as Record<string, unknown>)[key], resultKey) as R;
+    return { result, errors, script };
+  } finally {
+    await browser.close();
+    await page.close();
+  }
+}
