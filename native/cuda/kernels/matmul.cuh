@@ -21,7 +21,8 @@ __device__ void tiledMatmul(MatmulArgs g, const T* a, const T* b, T* out) {
   __shared__ A Bs[MM_KTILE][MM_TILE];
   const int t = threadIdx.x;
   const int tr = t / 16, tc = t % 16;  // this thread's 4×4 micro-tile: rows tr*4.., cols tc*4..
-  const int64_t row0 = (int64_t)blockIdx.y * MM_TILE, col0 = (int64_t)blockIdx.x * MM_TILE;
+  // Rows on grid x (up to 2^31 − 1 tiles), columns on y (65535 tiles of 64: N up to ~4M).
+  const int64_t row0 = (int64_t)blockIdx.x * MM_TILE, col0 = (int64_t)blockIdx.y * MM_TILE;
   for (int64_t bz = blockIdx.z; bz < g.batch; bz += gridDim.z) {
     const T* ab = a + g.aOff + bz * g.aSb;
     const T* bb = b + g.bOff + bz * g.bSb;
@@ -90,7 +91,7 @@ __device__ void wmmaMatmul(MatmulArgs g, const T* a, const T* b, T* out) {
   __shared__ __align__(32) float Cs[WM_TILE * LDC];
   const int t = threadIdx.x, warp = t / 32;
   const int wr = (warp / 2) * 32, wc = (warp % 2) * 32;  // each warp owns a 32×32 quarter
-  const int64_t row0 = (int64_t)blockIdx.y * WM_TILE, col0 = (int64_t)blockIdx.x * WM_TILE;
+  const int64_t row0 = (int64_t)blockIdx.x * WM_TILE, col0 = (int64_t)blockIdx.y * WM_TILE;
   for (int64_t bz = blockIdx.z; bz < g.batch; bz += gridDim.z) {
     const T* ab = a + g.aOff + bz * g.aSb;
     const T* bb = b + g.bOff + bz * g.bSb;

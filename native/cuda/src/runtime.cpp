@@ -367,12 +367,12 @@ void DeviceState::matmul(const Ref& a, const Ref& b, const Ref& out) {
   const unsigned gz = (unsigned)std::min<int64_t>(g.batch, 65535);
   if (out.dtype == ck::F16 || out.dtype == ck::BF16) {
     stats_.wmmaCalls++;
-    launch("ck_matmul_wmma_" + suffix(out.dtype), {(unsigned)((g.n + 63) / 64), (unsigned)((g.m + 63) / 64), gz}, {128}, g, a.ptr, b.ptr, out.ptr);
+    launch("ck_matmul_wmma_" + suffix(out.dtype), {(unsigned)((g.m + 63) / 64), (unsigned)((g.n + 63) / 64), gz}, {128}, g, a.ptr, b.ptr, out.ptr);
     return;
   }
   if (out.dtype == ck::BOOL) throw CudaError("cuda matmul: bool operands are not supported");
   stats_.tiledCalls++;
-  launch("ck_matmul_" + suffix(out.dtype), {(unsigned)((g.n + 63) / 64), (unsigned)((g.m + 63) / 64), gz}, {(unsigned)ck::MM_THREADS}, g, a.ptr, b.ptr, out.ptr);
+  launch("ck_matmul_" + suffix(out.dtype), {(unsigned)((g.m + 63) / 64), (unsigned)((g.n + 63) / 64), gz}, {(unsigned)ck::MM_THREADS}, g, a.ptr, b.ptr, out.ptr);
 }
 
 

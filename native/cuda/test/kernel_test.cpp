@@ -427,7 +427,7 @@ static void testMatmul(const char* name, double atol, double rtol) {
   g.aSb = M * K; g.aSm = 1; g.aSk = M;     // each batch of a stored [K, M]
   g.bSb = 0; g.bSk = N; g.bSn = 1;          // b shared by every batch
   g.oSb = M * N * 2; g.oSm = N * 2; g.oSn = 2;  // out written every other element
-  dim3 grid((unsigned)((N + MM_TILE - 1) / MM_TILE), (unsigned)((M + MM_TILE - 1) / MM_TILE), (unsigned)Bt);
+  dim3 grid((unsigned)((M + MM_TILE - 1) / MM_TILE), (unsigned)((N + MM_TILE - 1) / MM_TILE), (unsigned)Bt);
   if constexpr (TensorCores) emu::launch(grid, dim3(128), Wmma<T>::matmul, g, (const T*)a.data(), (const T*)b.data(), out.data());
   else emu::launch(grid, dim3(MM_THREADS), KF32<T>::matmul, g, (const T*)a.data(), (const T*)b.data(), out.data());
   std::vector<T> got(Bt * M * N);
@@ -452,7 +452,7 @@ static void testMatmulInt() {
   MatmulArgs g{};
   g.batch = 1; g.m = M; g.n = N; g.k = K;
   g.aSm = K; g.aSk = 1; g.bSk = N; g.bSn = 1; g.oSm = N; g.oSn = 1;
-  emu::launch(dim3(2, 1, 1), dim3(MM_THREADS), ck_matmul_i32, g, (const int32_t*)a.data(), (const int32_t*)b.data(), out.data());
+  emu::launch(dim3(1, 2, 1), dim3(MM_THREADS), ck_matmul_i32, g, (const int32_t*)a.data(), (const int32_t*)b.data(), out.data());
   bool ok = true;
   for (int64_t i = 0; i < M; i++)
     for (int64_t j = 0; j < N; j++) {
