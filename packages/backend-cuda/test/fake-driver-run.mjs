@@ -12,7 +12,8 @@ if (mode === 'probe') {
   console.log(JSON.stringify(cuda));
 } else {
   await availableDevices();
-  const filter = process.argv[3];
+  getBackend('cuda').setGemmMode(0, process.argv[4] ?? 'auto');
+  const filter = process.argv[3] || undefined;
   const report = await runConformance(() => 'cuda', { strict: true, filter, timeoutMs: 120_000 });
   const failed = report.cases.filter((c) => c.status === 'fail' || c.status === 'xpass').map((c) => ({ id: c.id, message: String(c.message ?? '').slice(0, 300) }));
   console.log(JSON.stringify({ counts: report.counts, failed, stats: getBackend('cuda').stats(0), memory: getBackend('cuda').memoryStats(0) }));

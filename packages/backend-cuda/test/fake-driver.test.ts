@@ -23,7 +23,7 @@ function run(args: string[], env: Record<string, string> = {}): unknown {
 }
 
 describe.skipIf(!ready)('cuda through the fake driver', () => {
-  it('with a current driver and a device, cuda is available', () => {
+  it('with a current driver and a device, cuda is available (cuBLASLt loaded)', () => {
     expect(run(['probe'])).toMatchObject({ type: 'cuda', available: true, deviceCount: 1 });
   });
 
@@ -45,8 +45,8 @@ describe.skipIf(!ready)('cuda through the fake driver', () => {
     });
   });
 
-  it('the conformance suite passes (strict) on cuda, our GEMM kernels included', () => {
-    const r = run(['conformance']) as {
+  it('the conformance suite passes (strict) on cuda with our GEMM kernels', () => {
+    const r = run(['conformance', '', 'own']) as {
       counts: { pass: number; fail: number; xpass: number; skip: number };
       failed: { id: string; message: string }[];
       stats: { wmmaCalls: number; tiledCalls: number; launches: number };
@@ -58,5 +58,24 @@ describe.skipIf(!ready)('cuda through the fake driver', () => {
     // Both of our GEMMs ran: tensor cores for the half types, the tiled kernel for float32.
     expect(r.stats.wmmaCalls).toBeGreaterThan(0);
     expect(r.stats.tiledCalls).toBeGreaterThan(0);
+  });
+
+  it('matmul and everything built on it pass with cuBLASLt (a fake libcublasLt.so.13: column-major, strided batches)', () => {
+    const r = run(['conformance', 'matmul', 'auto']) as {
+      counts: { pass: number; fail: number };
+      failed: { id: string; message: string }[];
+      stats: { cublasLtCalls: number; wmmaCalls: number; tiledCalls: number };
+    };
+    expect(r.failed).toEqual([]);
+    expect(r.counts.pass).toBeGreaterThan(50);
+    // cuBLASLt took the layouts it supports; the rest (e.g. no unit stride, int32) fell back to ours.
+    expect(r.stats.cublasLtCalls).toBeGreaterThan(r.stats.wmmaCalls + r.stats.tiledCalls);
+  });
+
+  it('the training cases pass with cuBLASLt', () => {
+    const r = run(['conformance', 'training/', 'auto']) as { counts: { pass: number }; failed: unknown[]; stats: { cublasLtCalls: number } };
+    expect(r.failed).toEqual([]);
+    expect(r.counts.pass).toBeGreaterThan(0);
+    expect(r.stats.cublasLtCalls).toBeGreaterThan(0);
   });
 });
