@@ -53,9 +53,14 @@ function workerMain(init: WorkerInit, run: typeof runTasks): void {
   const claims = new BigInt64Array(init.memory.buffer, init.controlAddress, 16);
   let seen = 0;
   for (;;) {
-    // Spin briefly before sleeping, so back-to-back kernels start without a wake-up delay.
+    // Spin for up to ~2 ms before sleeping (as OpenMP runtimes do), so the kernels of a training
+    // step, which come a few microseconds apart, start without a futex wake-up each.
     let generation = Atomics.load(control, 0);
-    for (let spin = 0; generation === seen && spin < 100000; spin++) generation = Atomics.load(control, 0);
+    const until = performance.now() + 2;
+    for (let spin = 0; generation === seen; spin++) {
+      generation = Atomics.load(control, 0);
+      if ((spin & 1023) === 1023 && performance.now() > until) break;
+    }
     if (generation === seen) {
       Atomics.wait(control, 0, seen);
       generation = Atomics.load(control, 0);
