@@ -132,6 +132,42 @@ describe('wasm elementwise = TypeScript elementwise, bit for bit', () => {
       }
     });
   }
+  it('compare on int32 (eq, ne, lt, le, gt, ge): extremes, broadcast and large inputs', () => {
+    const ints = (data: readonly number[], shape: readonly number[], s = strides(shape)): Ref => {
+      const storage = W.alloc(0, 'int32', data.length);
+      W.write(storage, Int32Array.from(data), 0);
+      return { storage, dtype: 'int32', shape, strides: s, offset: 0 };
+    };
+    const specials = [0, 1, -1, 2147483647, -2147483648, 7, -7, 100];
+    const big = randoms(50001, 71).map((v) => Math.round(v * 20));
+    const cases: [Ref, Ref][] = [
+      [ints(specials, [8, 8], [1, 0]), ints(specials, [8, 8], [0, 1])],
+      [ints(big, [50001]), ints([3], [50001], [0])],
+      [ints(big, [50001]), ints(randoms(50001, 72).map((v) => Math.round(v * 20)), [50001])],
+    ];
+    for (const op of ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const) {
+      for (const [a, b] of cases) {
+        const view = (): Ref => ({ storage: W.alloc(0, 'bool', numel(a.shape)), dtype: 'bool', shape: a.shape, strides: strides(a.shape), offset: 0 });
+        const got = view();
+        const want = view();
+        W.kernels.compare(op, a, b, got);
+        K.compare(op, a, b, want);
+        expect(Array.from(got.storage.data)).toEqual(Array.from(want.storage.data));
+      }
+    }
+  });
+  it('cast bool → float32 (0/1), contiguous and strided', () => {
+    const storage = W.alloc(0, 'bool', 1000);
+    W.write(storage, Uint8Array.from(randoms(1000, 73), (v) => (v > 0 ? 1 : 0)), 0);
+    for (const [shape, s] of [[[1000], [1]], [[20, 25], [1, 40]]] as const) {
+      const x: Ref = { storage, dtype: 'bool', shape, strides: s, offset: 0 };
+      const got = out(shape);
+      const want = out(shape);
+      W.kernels.cast(x, got);
+      K.cast(x, want);
+      expectSameBits(read(got), read(want));
+    }
+  });
   it('where: contiguous, broadcast branches, strided and large, NaN payloads kept', () => {
     const n = 70001;
     const condStorage = W.alloc(0, 'bool', n);

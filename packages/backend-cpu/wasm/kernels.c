@@ -338,7 +338,9 @@ enum {
   OP_ADD = 0, OP_SUB, OP_MUL, OP_DIV,                   // binary f32
   OP_NEG = 16, OP_ABS, OP_RELU, OP_SQRT, OP_COPY32,    // unary
   OP_EQ = 32, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,       // compare f32 → bool
+  OP_EQ_I32 = 40, OP_NE_I32, OP_LT_I32, OP_LE_I32, OP_GT_I32, OP_GE_I32, // compare i32 → bool
   OP_WHERE = 48,                                       // where(bool z, f32 x, f32 y)
+  OP_BOOL_TO_F32 = 56,                                 // cast bool → f32 (0 or 1)
   OP_F32_TO_F16 = 64, OP_F32_TO_BF16, OP_F16_TO_F32, OP_BF16_TO_F32 // casts
 };
 
@@ -449,6 +451,41 @@ static void compare_run(int op, const float *x, int sx, const float *y, int sy, 
   }
 }
 
+#define COMPARE_I32_LOOP(VCMP, SCMP)                                                               \
+  do {                                                                                             \
+    int i = 0;                                                                                     \
+    if (sx == 1 && so == 1 && (sy == 1 || sy == 0)) {                                              \
+      v128_t yb = wasm_v128_load32_splat(y);                                                       \
+      for (; i + 16 <= len; i += 16) {                                                             \
+        v128_t m[4];                                                                               \
+        for (int q = 0; q < 4; q++) {                                                              \
+          v128_t a = wasm_v128_load(x + i + 4 * q), b = sy ? wasm_v128_load(y + i + 4 * q) : yb;   \
+          m[q] = VCMP(a, b);                                                                       \
+        }                                                                                          \
+        wasm_v128_store(o + i, masks_to_bools(m[0], m[1], m[2], m[3]));                            \
+      }                                                                                            \
+    }                                                                                              \
+    for (; i < len; i++) {                                                                         \
+      int32_t a = x[i * sx], b = y[i * sy];                                                        \
+      o[i * so] = (SCMP) ? 1 : 0;                                                                  \
+    }                                                                                              \
+  } while (0)
+
+static void compare_i32_run(int op, const int32_t *x, int sx, const int32_t *y, int sy, uint8_t *o, int so, int len) {
+  switch (op) {
+  case OP_EQ_I32: COMPARE_I32_LOOP(wasm_i32x4_eq, a == b); break;
+  case OP_NE_I32: COMPARE_I32_LOOP(wasm_i32x4_ne, a != b); break;
+  case OP_LT_I32: COMPARE_I32_LOOP(wasm_i32x4_lt, a < b); break;
+  case OP_LE_I32: COMPARE_I32_LOOP(wasm_i32x4_le, a <= b); break;
+  case OP_GT_I32: COMPARE_I32_LOOP(wasm_i32x4_gt, a > b); break;
+  case OP_GE_I32: COMPARE_I32_LOOP(wasm_i32x4_ge, a >= b); break;
+  }
+}
+
+static void bool_to_f32_run(const uint8_t *x, int sx, float *o, int so, int len) {
+  for (int i = 0; i < len; i++) o[i * so] = x[i * sx] ? 1.0f : 0.0f;
+}
+
 // out = z ? x : y, any bool byte other than 0 counting as true; bits pass unchanged.
 static void where_run(const uint8_t *z, int sz, const int32_t *x, int sx, const int32_t *y, int sy, int32_t *o, int so, int len) {
   int i = 0;
@@ -484,8 +521,12 @@ static void inner_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len)
     copy32_run((const int32_t *)e->x + ox, e->sx[d], (int32_t *)e->out + oo, e->so[d], len);
   else if (op < OP_EQ)
     unary_run(op, (const float *)e->x + ox, e->sx[d], (float *)e->out + oo, e->so[d], len);
-  else if (op < OP_WHERE)
+  else if (op < OP_EQ_I32)
     compare_run(op, (const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (uint8_t *)e->out + oo, e->so[d], len);
+  else if (op < OP_WHERE)
+    compare_i32_run(op, (const int32_t *)e->x + ox, e->sx[d], (const int32_t *)e->y + oy, e->sy[d], (uint8_t *)e->out + oo, e->so[d], len);
+  else if (op == OP_BOOL_TO_F32)
+    bool_to_f32_run((const uint8_t *)e->x + ox, e->sx[d], (float *)e->out + oo, e->so[d], len);
   else if (op == OP_F32_TO_F16 || op == OP_F32_TO_BF16)
     cast_run(op, (const float *)e->x + ox, e->sx[d], (uint16_t *)e->out + oo, e->so[d], len);
   else if (op == OP_F16_TO_F32 || op == OP_BF16_TO_F32)
@@ -788,4 +829,38 @@ EXPORT(cross_entropy_task) void cross_entropy_task(int thread, int task, const C
     double lse = (double)max + log_f64(sum), picked = x[t], s = a->smoothing;
     out[row] = (float)(s == 0.0 ? lse - picked : lse - (1.0 - s) * picked - (s / n) * total);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// out[i][j] = x[i + j·ld] for 32-bit elements: a transposing copy (x column-major, out row-major
+// with row pitch out_rs), by 4×4 blocks of SIMD transposes. Task t covers rows [t·chunk, …).
+
+typedef struct {
+  int x, out;
+  int rows, cols, x_ld, out_rs;
+  int chunk;
+} TransposeArgs;
+
+EXPORT(transpose32_task) void transpose32_task(int thread, int task, const TransposeArgs *a) {
+  (void)thread;
+  int begin = task * a->chunk, end = min_int(begin + a->chunk, a->rows), cols = a->cols, ld = a->x_ld, rs = a->out_rs;
+  const int32_t *x = (const int32_t *)a->x;
+  int32_t *out = (int32_t *)a->out;
+  int i = begin;
+  for (; i + 4 <= end; i += 4) {
+    int j = 0;
+    for (; j + 4 <= cols; j += 4) {
+      v128_t r0 = wasm_v128_load(x + i + j * ld), r1 = wasm_v128_load(x + i + (j + 1) * ld);
+      v128_t r2 = wasm_v128_load(x + i + (j + 2) * ld), r3 = wasm_v128_load(x + i + (j + 3) * ld);
+      TRANSPOSE4(r0, r1, r2, r3);
+      wasm_v128_store(out + i * rs + j, r0);
+      wasm_v128_store(out + (i + 1) * rs + j, r1);
+      wasm_v128_store(out + (i + 2) * rs + j, r2);
+      wasm_v128_store(out + (i + 3) * rs + j, r3);
+    }
+    for (; j < cols; j++)
+      for (int q = 0; q < 4; q++) out[(i + q) * rs + j] = x[i + q + j * ld];
+  }
+  for (; i < end; i++)
+    for (int j = 0; j < cols; j++) out[i * rs + j] = x[i + j * ld];
 }

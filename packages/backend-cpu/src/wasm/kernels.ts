@@ -14,7 +14,9 @@ const BINARY_CODES: Partial<Record<BinaryOp, number>> = { add: 0, sub: 1, mul: 2
 const UNARY_CODES: Partial<Record<UnaryOp, number>> = { neg: 16, abs: 17, relu: 18, sqrt: 19 };
 const COPY32 = 20;
 const COMPARE_CODES: Record<CompareOp, number> = { eq: 32, ne: 33, lt: 34, le: 35, gt: 36, ge: 37 };
+const COMPARE_I32_CODES: Record<CompareOp, number> = { eq: 40, ne: 41, lt: 42, le: 43, gt: 44, ge: 45 };
 const WHERE = 48;
+const BOOL_TO_F32 = 56;
 /** Cast op codes by "from→to". */
 const CAST_CODES: Readonly<Record<string, number>> = {
   'float32→float16': 64, 'float32→bfloat16': 65, 'float16→float32': 66, 'bfloat16→float32': 67,
@@ -156,6 +158,20 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
     return true;
   }
 
+  /** A 2-D copy from a column-major view into a row-major one (a materialised transpose): blocked SIMD transposes. */
+  function transpose(x: Ref, out: Ref): boolean {
+    if (!sameShape(x.shape, out.shape)) return false;
+    const { shape, strides } = collapse(out.shape, [x.strides, out.strides]);
+    const [xs, os] = strides;
+    if (shape.length !== 2 || xs[0] !== 1 || os[1] !== 1 || xs[1] < shape[0] || os[0] < shape[1]) return false;
+    const [rows, cols] = shape;
+    const { chunk } = chunking(rt, rows, rows * cols >= ELEMENTWISE_PARALLEL_NUMEL);
+    const quad = Math.ceil(chunk / 4) * 4; // whole 4-row blocks per task
+    i32().set([addressOf(x), addressOf(out), rows, cols, xs[1], os[0], quad], rt.args >> 2);
+    rt.run('transpose32_task', Math.ceil(rows / quad));
+    return true;
+  }
+
   function gemm(a: Ref, b: Ref, out: Ref): void {
     const [batches, m, n] = out.shape;
     const k = a.shape[2];
@@ -218,9 +234,10 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
     },
 
     compare(op, a, b, out) {
+      const code = a.dtype === 'float32' ? COMPARE_CODES[op] : a.dtype === 'int32' ? COMPARE_I32_CODES[op] : undefined;
       if (
-        !rt.active || !inHeap(a, b) || out.dtype !== 'bool' || out.storage.address < 0 ||
-        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(COMPARE_CODES[op], out, a, b)
+        code === undefined || !rt.active || b.dtype !== a.dtype || !inHeapAs(4, a, b) || out.dtype !== 'bool' || out.storage.address < 0 ||
+        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(code, out, a, b)
       ) {
         base.compare(op, a, b, out);
       }
@@ -237,7 +254,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
     },
 
     cast(x, out) {
-      const code = CAST_CODES[`${x.dtype}→${out.dtype}`];
+      const code = x.dtype === 'bool' && out.dtype === 'float32' ? BOOL_TO_F32 : CAST_CODES[`${x.dtype}→${out.dtype}`];
       if (code === undefined || !rt.active || x.storage.address < 0 || out.storage.address < 0 || !sameShape(x.shape, out.shape) || !elementwise(code, out, x)) {
         base.cast(x, out);
       }
@@ -245,6 +262,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
 
     copy(x, out) {
       // Any 4-byte dtype: the bits move unchanged. Copies within one storage may overlap: TypeScript.
+      if (rt.active && x.dtype === out.dtype && x.storage !== out.storage && inHeapAs(4, x, out) && transpose(x, out)) return;
       if (!rt.active || x.dtype !== out.dtype || x.storage === out.storage || !inHeapAs(4, x, out) || !sameShape(x.shape, out.shape) || !elementwise(COPY32, out, x)) {
         base.copy(x, out);
       }
