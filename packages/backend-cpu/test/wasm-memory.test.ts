@@ -4,14 +4,14 @@
 // and never a gc call) grew to gigabytes of live tensors. Now live bytes stay near what the loop
 // really holds. (A loop that never yields to the event loop keeps every tensor, whatever the
 // storage: finalizers cannot run.)
-import { memoryStats, randn } from '@core/tensor';
+import { full, memoryStats } from '@core/tensor';
 import { describe, expect, it } from 'vitest';
 import '../src/index.js';
 
 describe('wasm heap memory', () => {
   it('keeps live bytes bounded in a DataLoader-like loop without gc calls (200 steps × 8 MiB)', async () => {
     for (let step = 0; step < 200; step++) {
-      const x = randn([1024, 1024]); // 4 MiB
+      const x = full([1024, 1024], step); // 4 MiB
       const y = x.mul(2); // 4 MiB
       expect(y.numel()).toBe(1 << 20);
       await new Promise((resolve) => setImmediate(resolve)); // the DataLoader's turn of the event loop
