@@ -1,16 +1,21 @@
 // Timing and result checks shared by the benchmarks.
 
 /**
- * The median wall time of `run` (which must return only once the work is done), after warm-up.
+ * The median wall time of `run` (which must return only once the work is done), after warm-up
+ * (at least `warmup` runs and `warmupMs` milliseconds).
  * The number of timed runs adapts to a time budget, so a slow library at a large size costs a few
  * runs, not minutes: the first warm-up run is timed, and after a warm-up slower than a third of
  * the budget only one run is timed. A warm-up slower than `coldCapMs` is reported as it is
  * (`reps: 0`, a cold figure, marked in the table): at that length, what warm-up would remove
  * (compiling kernels, JIT) is lost in the noise, and another run would cost as long again.
  */
-export async function measure(run, { warmup = 1, budgetMs = 1500, coldCapMs = 8000, minReps = 3, maxReps = 15 } = {}) {
+export async function measure(run, { warmup = 1, warmupMs = 500, budgetMs = 1500, coldCapMs = 8000, minReps = 3, maxReps = 15 } = {}) {
   let first = 0;
-  for (let i = 0; i < warmup; i++) {
+  // At least `warmup` runs, and more until `warmupMs` has passed (a WebAssembly engine compiles a
+  // kernel's optimised code only once it is hot: the first runs of a fast workload measure the
+  // baseline compiler), unless the first run alone is slow.
+  const warmupStart = performance.now();
+  for (let i = 0; i < warmup || (performance.now() - warmupStart < warmupMs && first <= budgetMs / 3); i++) {
     const t0 = performance.now();
     await run();
     if (i === 0) first = performance.now() - t0;
