@@ -23,9 +23,13 @@ const INFO: Record<string, BackendInfo> = {
   webgpu: { package: '`@core/backend-webgpu`', status: 'in this repository, not yet on npm; measured on lavapipe ([report](../conformance/webgpu.md))' },
 };
 
-/** Backends that are planned but not in this repository yet: listed, with no results. */
+/** Backends listed without results: not yet run on their hardware. */
 const PLANNED = [
-  { name: 'cuda', package: '`@core/backend-cuda`', status: '**not yet released**' },
+  {
+    name: 'cuda',
+    package: '`@core/backend-cuda`',
+    status: 'in this repository, builds with nvcc; **not yet run on a GPU** (conformance passes on a fake driver over its CPU emulation; `native/cuda/gpu-check.sh` runs it on one)',
+  },
 ];
 
 const DTYPES = ['float32', 'float16', 'bfloat16', 'float64', 'int32', 'bool'] as const;
