@@ -420,7 +420,8 @@ static inline v128_t masks_to_bools(v128_t m0, v128_t m1, v128_t m2, v128_t m3) 
   return wasm_v128_and(wasm_i8x16_narrow_i16x8(lo, hi), wasm_i8x16_splat(1));
 }
 
-#define COMPARE_LOOP(VCMP, SCMP)                                                                   \
+// Compares x and y (elements of type T) into bools, 16 lanes at a time when x is contiguous.
+#define COMPARE_LOOP(T, VCMP, SCMP)                                                                \
   do {                                                                                             \
     int i = 0;                                                                                     \
     if (sx == 1 && so == 1 && (sy == 1 || sy == 0)) {                                              \
@@ -435,50 +436,30 @@ static inline v128_t masks_to_bools(v128_t m0, v128_t m1, v128_t m2, v128_t m3) 
       }                                                                                            \
     }                                                                                              \
     for (; i < len; i++) {                                                                         \
-      float a = x[i * sx], b = y[i * sy];                                                          \
+      T a = x[i * sx], b = y[i * sy];                                                              \
       o[i * so] = (SCMP) ? 1 : 0;                                                                  \
     }                                                                                              \
   } while (0)
 
 static void compare_run(int op, const float *x, int sx, const float *y, int sy, uint8_t *o, int so, int len) {
   switch (op) {
-  case OP_EQ: COMPARE_LOOP(wasm_f32x4_eq, a == b); break;
-  case OP_NE: COMPARE_LOOP(wasm_f32x4_ne, a != b); break;
-  case OP_LT: COMPARE_LOOP(wasm_f32x4_lt, a < b); break;
-  case OP_LE: COMPARE_LOOP(wasm_f32x4_le, a <= b); break;
-  case OP_GT: COMPARE_LOOP(wasm_f32x4_gt, a > b); break;
-  case OP_GE: COMPARE_LOOP(wasm_f32x4_ge, a >= b); break;
+  case OP_EQ: COMPARE_LOOP(float, wasm_f32x4_eq, a == b); break;
+  case OP_NE: COMPARE_LOOP(float, wasm_f32x4_ne, a != b); break;
+  case OP_LT: COMPARE_LOOP(float, wasm_f32x4_lt, a < b); break;
+  case OP_LE: COMPARE_LOOP(float, wasm_f32x4_le, a <= b); break;
+  case OP_GT: COMPARE_LOOP(float, wasm_f32x4_gt, a > b); break;
+  case OP_GE: COMPARE_LOOP(float, wasm_f32x4_ge, a >= b); break;
   }
 }
 
-#define COMPARE_I32_LOOP(VCMP, SCMP)                                                               \
-  do {                                                                                             \
-    int i = 0;                                                                                     \
-    if (sx == 1 && so == 1 && (sy == 1 || sy == 0)) {                                              \
-      v128_t yb = wasm_v128_load32_splat(y);                                                       \
-      for (; i + 16 <= len; i += 16) {                                                             \
-        v128_t m[4];                                                                               \
-        for (int q = 0; q < 4; q++) {                                                              \
-          v128_t a = wasm_v128_load(x + i + 4 * q), b = sy ? wasm_v128_load(y + i + 4 * q) : yb;   \
-          m[q] = VCMP(a, b);                                                                       \
-        }                                                                                          \
-        wasm_v128_store(o + i, masks_to_bools(m[0], m[1], m[2], m[3]));                            \
-      }                                                                                            \
-    }                                                                                              \
-    for (; i < len; i++) {                                                                         \
-      int32_t a = x[i * sx], b = y[i * sy];                                                        \
-      o[i * so] = (SCMP) ? 1 : 0;                                                                  \
-    }                                                                                              \
-  } while (0)
-
 static void compare_i32_run(int op, const int32_t *x, int sx, const int32_t *y, int sy, uint8_t *o, int so, int len) {
   switch (op) {
-  case OP_EQ_I32: COMPARE_I32_LOOP(wasm_i32x4_eq, a == b); break;
-  case OP_NE_I32: COMPARE_I32_LOOP(wasm_i32x4_ne, a != b); break;
-  case OP_LT_I32: COMPARE_I32_LOOP(wasm_i32x4_lt, a < b); break;
-  case OP_LE_I32: COMPARE_I32_LOOP(wasm_i32x4_le, a <= b); break;
-  case OP_GT_I32: COMPARE_I32_LOOP(wasm_i32x4_gt, a > b); break;
-  case OP_GE_I32: COMPARE_I32_LOOP(wasm_i32x4_ge, a >= b); break;
+  case OP_EQ_I32: COMPARE_LOOP(int32_t, wasm_i32x4_eq, a == b); break;
+  case OP_NE_I32: COMPARE_LOOP(int32_t, wasm_i32x4_ne, a != b); break;
+  case OP_LT_I32: COMPARE_LOOP(int32_t, wasm_i32x4_lt, a < b); break;
+  case OP_LE_I32: COMPARE_LOOP(int32_t, wasm_i32x4_le, a <= b); break;
+  case OP_GT_I32: COMPARE_LOOP(int32_t, wasm_i32x4_gt, a > b); break;
+  case OP_GE_I32: COMPARE_LOOP(int32_t, wasm_i32x4_ge, a >= b); break;
   }
 }
 
