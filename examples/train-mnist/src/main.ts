@@ -32,8 +32,17 @@ function oneOf<T extends string>(name: string, value: string, allowed: readonly 
   return value as T;
 }
 
+/**
+ * The command line's flags. `pnpm demo -- --epochs 3` hands the script a literal `--` first (pnpm
+ * passes the separator through), which parseArgs would take as the end of the flags: drop it.
+ */
+function demoArgs(argv: readonly string[]): string[] {
+  return argv[0] === '--' ? argv.slice(1) : [...argv];
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
+    args: demoArgs(process.argv.slice(2)),
     options: {
       device: { type: 'string', default: 'auto' },
       model: { type: 'string', default: 'cnn' },
