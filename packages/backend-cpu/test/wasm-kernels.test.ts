@@ -8,6 +8,8 @@ import { createCpuBackend } from '../src/backend.js';
 import { CpuFused, CpuKernels } from '../src/kernels/index.js';
 import type { CpuStorage } from '../src/storage.js';
 import { strides } from './helpers.js';
+import { RESERVED_BYTES } from '../src/wasm/heap.js';
+import { WasmRuntime } from '../src/wasm/runtime.js';
 
 type Ref = TensorRef<CpuStorage>;
 
@@ -60,6 +62,15 @@ describe('wasm kernels run', () => {
     const s = W.alloc(0, 'float32', 4);
     expect(s.address).toBeGreaterThan(0);
     W.free(s);
+  });
+
+  it("keeps tensors above the module's static data (constant tables clang emits)", () => {
+    const runtime = new WasmRuntime({ threads: 1 });
+    expect(runtime.active).toBe(true);
+    const s = runtime.heap.alloc(64);
+    expect(s).toBeGreaterThanOrEqual(RESERVED_BYTES);
+    // A GEMM argument that comes from such a table: the packing buffers' sizes.
+    expect([0, 1, 2, 3, 4].map((which) => runtime.call('gemm_tile_limits', which))).toEqual([128, 512, 4, 8, 256]);
   });
 });
 

@@ -32,7 +32,7 @@ export function findClang() {
 const COMMON = [
   '--target=wasm32', '-O3', '-msimd128', '-nostdlib', '-ffreestanding', '-fno-builtin',
   '-Wall', '-Wextra', '-Werror',
-  '-Wl,--no-entry', '-Wl,--import-memory', '-Wl,--strip-all', '-Wl,-z,stack-size=0',
+  '-Wl,--no-entry', '-Wl,--import-memory', '-Wl,--strip-all', '-Wl,-z,stack-size=0', '-Wl,--export=__heap_base',
 ];
 const SHARED = ['-matomics', '-mbulk-memory', '-Wl,--shared-memory', '-Wl,--max-memory=4294967296'];
 const RELAXED = ['-mrelaxed-simd', '-DRELAXED'];

@@ -316,8 +316,11 @@ EXPORT(gemm_scratch_bytes) int gemm_scratch_bytes(void) {
   return (MC_MAX * KC + KC * NC_MAX + MR * NR + MC_MAX * (NC_MAX + 4)) * (int)sizeof(float);
 }
 
+// The packing buffers' sizes, for the caller's choice of tiles: a tile of tile_m × tile_n with
+// kc = min(K, KC) needs tile_m·kc ≤ MC_MAX·KC (packed A), kc·tile_n ≤ KC·NC_MAX (packed B) and
+// tile_m·(tile_n rounded up to NR, + 4) ≤ MC_MAX·(NC_MAX + 4) (the sums): small K allows larger tiles.
 EXPORT(gemm_tile_limits) int gemm_tile_limits(int which) {
-  return which == 0 ? MC_MAX : which == 1 ? NC_MAX : which == 2 ? MR : NR;
+  return which == 0 ? MC_MAX : which == 1 ? NC_MAX : which == 2 ? MR : which == 3 ? NR : KC;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -23,8 +23,12 @@ type UnzeroedAlloc = (bytes: number) => unknown;
 const allocBallast: UnzeroedAlloc =
   (globalThis as { Buffer?: { allocUnsafeSlow?: UnzeroedAlloc } }).Buffer?.allocUnsafeSlow ?? ((bytes) => new ArrayBuffer(bytes));
 
-/** Bytes of wasm memory reserved at address 0 (so no tensor lives at the null address). */
-const RESERVED = 1024;
+/**
+ * Bytes at the bottom of the wasm memory left to the kernels module's static data (constant
+ * tables the compiler makes); tensors start above. The runtime checks the module's __heap_base
+ * against it when it instantiates the module.
+ */
+export const RESERVED_BYTES = 64 * 1024;
 
 function alignUp(bytes: number): number {
   return Math.ceil(Math.max(bytes, 1) / ALIGN) * ALIGN;
@@ -41,7 +45,7 @@ export class WasmHeap {
   readonly memory: WebAssembly.Memory;
   /** True when the memory is a SharedArrayBuffer, so worker threads can run kernels on it. */
   readonly shared: boolean;
-  private top = RESERVED;
+  private top = RESERVED_BYTES;
   private liveBytes = 0;
   private readonly sizes = new Map<number, number>(); // live block address → size
   private readonly freeBySize = new Map<number, number[]>();

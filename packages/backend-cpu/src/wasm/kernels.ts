@@ -92,15 +92,27 @@ function chunking(rt: WasmRuntime, count: number, parallel: boolean): { chunk: n
 const PACK_NS = 0.6;
 const FLOP_NS = 1 / 45;
 
+/** The GEMM packing buffers, in elements (kernels.c gemm_tile_limits). */
+interface GemmLimits {
+  readonly mc: number;
+  readonly nc: number;
+  readonly kc: number;
+}
+
 /**
  * The C tile of one GEMM task. Every task packs its own rows of A and columns of B, so smaller
  * tiles repack more; more tasks balance threads better. Among tiles that halve the largest ones
- * (multiples of MR×NR, at most the packing buffers' limits), take the one with the smallest
- * estimated finish time: the busiest thread's tasks × (packing + arithmetic) per task.
+ * (multiples of MR×NR that fit the packing buffers, which hold taller and wider tiles when K is
+ * small), take the one with the smallest estimated finish time: the busiest thread's tasks ×
+ * (packing + arithmetic) per task.
  */
-function chooseTiles(batches: number, m: number, n: number, k: number, threads: number, maxM: number, maxN: number): { tileM: number; tileN: number } {
+function chooseTiles(batches: number, m: number, n: number, k: number, threads: number, limits: GemmLimits): { tileM: number; tileN: number } {
   const mr = 4;
   const nr = 8;
+  const kc = Math.max(1, Math.min(k, limits.kc));
+  const maxM = Math.max(mr, Math.floor((limits.mc * limits.kc) / kc / mr) * mr);
+  const maxN = Math.max(nr, Math.floor((limits.kc * limits.nc) / kc / nr) * nr);
+  const sumsFit = (tileM: number, tileN: number): boolean => tileM * (Math.ceil(tileN / nr) * nr + 4) <= limits.mc * (limits.nc + 4);
   const sizes = (extent: number, unit: number, max: number): number[] => {
     const out: number[] = [];
     for (let t = Math.min(max, Math.ceil(extent / unit) * unit); ; t = Math.ceil(t / 2 / unit) * unit) {
@@ -111,6 +123,7 @@ function chooseTiles(batches: number, m: number, n: number, k: number, threads: 
   let best = { tileM: mr, tileN: nr, cost: Infinity };
   for (const tileM of sizes(m, mr, maxM)) {
     for (const tileN of sizes(n, nr, maxN)) {
+      if (!sumsFit(tileM, tileN)) continue;
       const tasks = batches * Math.ceil(m / tileM) * Math.ceil(n / tileN);
       const perTask = (tileM * k + k * tileN) * PACK_NS + 2 * tileM * tileN * k * FLOP_NS;
       const cost = Math.ceil(tasks / threads) * perTask;
@@ -178,7 +191,8 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
     const mr = 4;
     const nr = 8;
     const threads = 2 * m * n * k * batches >= GEMM_PARALLEL_FLOPS ? rt.threads : 1;
-    const { tileM, tileN } = chooseTiles(batches, m, n, k, threads, rt.call('gemm_tile_limits', 0), rt.call('gemm_tile_limits', 1));
+    const limits = { mc: rt.call('gemm_tile_limits', 0), nc: rt.call('gemm_tile_limits', 1), kc: rt.call('gemm_tile_limits', 4) };
+    const { tileM, tileN } = chooseTiles(batches, m, n, k, threads, limits);
     const count = (): number => batches * Math.ceil(m / tileM) * Math.ceil(n / tileN);
     const words = i32();
     const at = rt.args >> 2;

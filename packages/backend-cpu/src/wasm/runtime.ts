@@ -3,7 +3,7 @@
 // synchronously in Node and asynchronously in browsers (Chrome refuses synchronous compiles of
 // large modules on the main thread), and until it is ready the TypeScript kernels run instead.
 import { SHARED_MODULE_BASE64, SHARED_RELAXED_MODULE_BASE64, SINGLE_MODULE_BASE64, SINGLE_RELAXED_MODULE_BASE64 } from './binary.js';
-import { WasmHeap } from './heap.js';
+import { RESERVED_BYTES, WasmHeap } from './heap.js';
 import { CONTROL_BYTES, type PoolKernel, ThreadPool } from './threads.js';
 
 /** 4 GiB: all a wasm32 memory can address. */
@@ -146,6 +146,11 @@ export class WasmRuntime {
     const memory = this.heap.memory;
     const instance = new WebAssembly.Instance(module, { env: { memory } });
     const exports = instance.exports;
+    // The module's static data ends at __heap_base: it must lie in the reserved bottom of the memory.
+    const heapBase = (exports.__heap_base as WebAssembly.Global | undefined)?.value as number | undefined;
+    if (heapBase === undefined || heapBase > RESERVED_BYTES) {
+      throw new Error(`its static data ends at ${heapBase ?? 'an unknown address'}, above the ${RESERVED_BYTES} bytes the heap leaves it`);
+    }
     const scratchBytes = (exports.gemm_scratch_bytes as () => number)();
     const control = this.heap.alloc(CONTROL_BYTES);
     const args = this.heap.alloc(ARGS_BYTES);
