@@ -222,6 +222,23 @@ describe('wasm elementwise = TypeScript elementwise, bit for bit', () => {
     W.kernels.copy({ storage: ints, dtype: 'int32', shape: [3, 2], strides: [1, 3], offset: 0 }, { storage: dst, dtype: 'int32', shape: [3, 2], strides: [2, 1], offset: 0 });
     expect(Array.from(dst.data)).toEqual([1, 4, 2, 5, 3, -6]);
   });
+  it('copy of 16-bit (half) and 8-bit (bool) dtypes: contiguous, transposed and broadcast, bits unchanged', () => {
+    for (const [dtype, bits] of [['bfloat16', 16], ['float16', 16], ['bool', 8]] as const) {
+      const n = 300 * 200;
+      const src = W.alloc(0, dtype, n);
+      const raw = randoms(n, 81).map((v) => Math.floor((v + 1) * 2 ** (bits - 1)) % 2 ** bits);
+      W.write(src, bits === 16 ? Uint16Array.from(raw) : Uint8Array.from(raw, (v) => v & 1), 0);
+      for (const [shape, s, offset] of [[[300, 200], [200, 1], 0], [[200, 300], [1, 200], 0], [[7, 200], [0, 1], 400]] as const) {
+        const x: Ref = { storage: src, dtype, shape, strides: s, offset };
+        const view = (): Ref => ({ storage: W.alloc(0, dtype, numel(shape)), dtype, shape, strides: strides(shape), offset: 0 });
+        const got = view();
+        const want = view();
+        W.kernels.copy(x, got);
+        K.copy(x, want);
+        expect(Array.from(got.storage.data)).toEqual(Array.from(want.storage.data));
+      }
+    }
+  });
   it('leaves other ops and dtypes to the TypeScript kernels', () => {
     const a = ref([1, 2, 3], [3]);
     const b = ref([2, 2, 2], [3]);
@@ -346,6 +363,66 @@ describe('wasm casts between float32 and the half types = TypeScript casts, bit 
         K.cast(got, backWant);
         expectSameBits(read(back), read(backWant));
       }
+    });
+  }
+});
+
+describe('wasm elementwise on float16/bfloat16 = TypeScript, bit for bit (NaN as NaN)', () => {
+  const specials = [0, -0, 1, -1, 0.5, 3, 65504, -65504, 6.1e-5, 5.96e-8, 1e-40, 3e38, Infinity, -Infinity, NaN, 1.00390625, 2.5];
+  const n = specials.length;
+  for (const dtype of ['float16', 'bfloat16'] as const) {
+    const decode = dtype === 'float16' ? float16BitsToNumber : bfloat16BitsToNumber;
+    const sameHalves = (got: Ref, want: Ref): void => {
+      const g = Array.from(got.storage.data as Uint16Array);
+      const w = Array.from(want.storage.data as Uint16Array);
+      for (let i = 0; i < w.length; i++) {
+        const same = Number.isNaN(decode(w[i])) ? Number.isNaN(decode(g[i])) : g[i] === w[i];
+        if (!same) throw new Error(`${dtype} element ${i}: got 0x${g[i].toString(16)}, want 0x${w[i].toString(16)}`);
+      }
+    };
+    const outHalf = (shape: readonly number[]): Ref => ({ storage: W.alloc(0, dtype, numel(shape)), dtype, shape, strides: strides(shape), offset: 0 });
+    it(`${dtype}: add, sub, mul, div over every pair of specials and a large broadcast; neg, abs, relu, sqrt`, () => {
+      const pairs: [Ref, Ref][] = [
+        [halfRef(dtype, specials, [n, n], [1, 0]), halfRef(dtype, specials, [n, n], [0, 1])],
+        [halfRef(dtype, randoms(300 * 257, 91).map((v) => v * 100), [300, 257]), halfRef(dtype, randoms(257, 92), [300, 257], [0, 1])],
+      ];
+      for (const op of ['add', 'sub', 'mul', 'div'] as const) {
+        for (const [a, b] of pairs) {
+          const got = outHalf(a.shape);
+          const want = outHalf(a.shape);
+          W.kernels.binary(op, a, b, got);
+          K.binary(op, a, b, want);
+          sameHalves(got, want);
+        }
+      }
+      for (const op of ['neg', 'abs', 'relu', 'sqrt'] as const) {
+        const x = halfRef(dtype, [...specials, ...randoms(40000, 93).map((v) => v * 50)], [n + 40000]);
+        const got = outHalf(x.shape);
+        const want = outHalf(x.shape);
+        W.kernels.unary(op, x, got);
+        K.unary(op, x, want);
+        sameHalves(got, want);
+      }
+    });
+    it(`${dtype}: compares and where`, () => {
+      const a = halfRef(dtype, specials, [n, n], [1, 0]);
+      const b = halfRef(dtype, specials, [n, n], [0, 1]);
+      for (const op of ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const) {
+        const view = (): Ref => ({ storage: W.alloc(0, 'bool', n * n), dtype: 'bool', shape: [n, n], strides: [n, 1], offset: 0 });
+        const got = view();
+        const want = view();
+        W.kernels.compare(op, a, b, got);
+        K.compare(op, a, b, want);
+        expect(Array.from(got.storage.data)).toEqual(Array.from(want.storage.data));
+      }
+      const cond = W.alloc(0, 'bool', n * n);
+      W.write(cond, Uint8Array.from(randoms(n * n, 94), (v) => (v > 0 ? 1 : 0)), 0);
+      const c: Ref = { storage: cond, dtype: 'bool', shape: [n, n], strides: [n, 1], offset: 0 };
+      const got = outHalf([n, n]);
+      const want = outHalf([n, n]);
+      W.kernels.where(c, a, b, got);
+      K.where(c, a, b, want);
+      expect(Array.from(got.storage.data)).toEqual(Array.from(want.storage.data));
     });
   }
 });

@@ -335,11 +335,12 @@ typedef struct {
   int shape[MAX_DIMS], sx[MAX_DIMS], sy[MAX_DIMS], sz[MAX_DIMS], so[MAX_DIMS];
   int numel, chunk;           // task t covers flat indices [t·chunk, min((t+1)·chunk, numel))
   int scratch, scratch_bytes; // per-thread scratch, as in GemmArgs (holds the loop's multi-index)
+  int type;                   // T_F32, or T_F16/T_BF16: the floating operands are half patterns
 } EltArgs;
 
 enum {
   OP_ADD = 0, OP_SUB, OP_MUL, OP_DIV,                   // binary f32
-  OP_NEG = 16, OP_ABS, OP_RELU, OP_SQRT, OP_COPY32,    // unary
+  OP_NEG = 16, OP_ABS, OP_RELU, OP_SQRT, OP_COPY32, OP_COPY16, OP_COPY8, // unary
   OP_EQ = 32, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,       // compare f32 → bool
   OP_EQ_I32 = 40, OP_NE_I32, OP_LT_I32, OP_LE_I32, OP_GT_I32, OP_GE_I32, // compare i32 → bool
   OP_WHERE = 48,                                       // where(bool z, f32 x, f32 y)
@@ -414,6 +415,21 @@ static void copy32_run(const int32_t *x, int sx, int32_t *o, int so, int len) {
   int i = 0;
   if (sx == 1 && so == 1)
     for (; i + 4 <= len; i += 4) wasm_v128_store(o + i, wasm_v128_load(x + i));
+  for (; i < len; i++) o[i * so] = x[i * sx];
+}
+
+// Copies 16-bit (half types) and 8-bit (bool) patterns.
+static void copy16_run(const uint16_t *x, int sx, uint16_t *o, int so, int len) {
+  int i = 0;
+  if (sx == 1 && so == 1)
+    for (; i + 8 <= len; i += 8) wasm_v128_store(o + i, wasm_v128_load(x + i));
+  for (; i < len; i++) o[i * so] = x[i * sx];
+}
+
+static void copy8_run(const uint8_t *x, int sx, uint8_t *o, int so, int len) {
+  int i = 0;
+  if (sx == 1 && so == 1)
+    for (; i + 16 <= len; i += 16) wasm_v128_store(o + i, wasm_v128_load(x + i));
   for (; i < len; i++) o[i * so] = x[i * sx];
 }
 
@@ -497,12 +513,59 @@ static void cast_run(int op, const void *x, int sx, void *o, int so, int len) {
   }
 }
 
+static inline uint16_t f32_to_half(float v, int type) { return type == T_F16 ? f32_to_f16(v) : f32_to_bf16(v); }
+
+// The binary, unary, compare and where ops on half operands: each value widened exactly to f32,
+// the op computed in f32 (a correctly rounded f32 result, as the TypeScript kernels get from f64
+// and one rounding), the result rounded once to the half type.
+static void half_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len) {
+  int d = e->ndim - 1, op = e->op, t = e->type;
+  int sx = e->sx[d], sy = e->sy[d], sz = e->sz[d], so = e->so[d];
+  const uint16_t *x = (const uint16_t *)e->x + ox, *y = (const uint16_t *)e->y + oy;
+  if (op < OP_NEG || (op >= OP_NEG && op <= OP_SQRT)) {
+    uint16_t *o = (uint16_t *)e->out + oo;
+    for (int i = 0; i < len; i++) {
+      float a = load_as_f32(x, t, i * sx), r;
+      switch (op) {
+      case OP_ADD: r = a + load_as_f32(y, t, i * sy); break;
+      case OP_SUB: r = a - load_as_f32(y, t, i * sy); break;
+      case OP_MUL: r = a * load_as_f32(y, t, i * sy); break;
+      case OP_DIV: r = a / load_as_f32(y, t, i * sy); break;
+      case OP_NEG: r = -a; break;
+      case OP_ABS: r = __builtin_fabsf(a); break;
+      case OP_RELU: r = a > 0 ? a : (a != a ? a : 0.0f); break;
+      default: r = __builtin_sqrtf(a); break;
+      }
+      o[i * so] = f32_to_half(r, t);
+    }
+  } else if (op >= OP_EQ && op <= OP_GE) {
+    uint8_t *o = (uint8_t *)e->out + oo;
+    for (int i = 0; i < len; i++) {
+      float a = load_as_f32(x, t, i * sx), b = load_as_f32(y, t, i * sy);
+      int r = op == OP_EQ ? a == b : op == OP_NE ? a != b : op == OP_LT ? a < b : op == OP_LE ? a <= b : op == OP_GT ? a > b : a >= b;
+      o[i * so] = (uint8_t)r;
+    }
+  } else { // OP_WHERE: 16-bit patterns pass unchanged
+    const uint8_t *z = (const uint8_t *)e->z + oz;
+    uint16_t *o = (uint16_t *)e->out + oo;
+    for (int i = 0; i < len; i++) o[i * so] = z[i * sz] ? x[i * sx] : y[i * sy];
+  }
+}
+
 static void inner_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len) {
   int d = e->ndim - 1, op = e->op;
+  if (e->type != T_F32) {
+    half_run(e, ox, oy, oz, oo, len);
+    return;
+  }
   if (op < OP_NEG)
     binary_run(op, (const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (float *)e->out + oo, e->so[d], len);
   else if (op == OP_COPY32)
     copy32_run((const int32_t *)e->x + ox, e->sx[d], (int32_t *)e->out + oo, e->so[d], len);
+  else if (op == OP_COPY16)
+    copy16_run((const uint16_t *)e->x + ox, e->sx[d], (uint16_t *)e->out + oo, e->so[d], len);
+  else if (op == OP_COPY8)
+    copy8_run((const uint8_t *)e->x + ox, e->sx[d], (uint8_t *)e->out + oo, e->so[d], len);
   else if (op < OP_EQ)
     unary_run(op, (const float *)e->x + ox, e->sx[d], (float *)e->out + oo, e->so[d], len);
   else if (op < OP_EQ_I32)

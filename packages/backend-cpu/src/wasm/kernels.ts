@@ -12,7 +12,8 @@ import type { WasmRuntime } from './runtime.js';
 // Op codes of elementwise_task (kernels.c).
 const BINARY_CODES: Partial<Record<BinaryOp, number>> = { add: 0, sub: 1, mul: 2, div: 3 };
 const UNARY_CODES: Partial<Record<UnaryOp, number>> = { neg: 16, abs: 17, relu: 18, sqrt: 19 };
-const COPY32 = 20;
+/** Copy op codes by element size in bytes. */
+const COPY_CODES: Readonly<Record<number, number>> = { 4: 20, 2: 21, 1: 22 };
 const COMPARE_CODES: Record<CompareOp, number> = { eq: 32, ne: 33, lt: 34, le: 35, gt: 36, ge: 37 };
 const COMPARE_I32_CODES: Record<CompareOp, number> = { eq: 40, ne: 41, lt: 42, le: 43, gt: 44, ge: 45 };
 const WHERE = 48;
@@ -33,6 +34,14 @@ const ELEMENTWISE_PARALLEL_NUMEL = 1 << 15;
 function inHeap(...refs: Ref[]): boolean {
   for (const ref of refs) if (ref.dtype !== 'float32' || ref.storage.address < 0) return false;
   return true;
+}
+
+/** The element type code (kernels.c T_*) when every ref is in the heap with one float32/float16/bfloat16 dtype; else undefined. */
+function floatType(...refs: Ref[]): number | undefined {
+  const type = GEMM_TYPES[refs[0].dtype];
+  if (type === undefined) return undefined;
+  for (const ref of refs) if (ref.dtype !== refs[0].dtype || ref.storage.address < 0) return undefined;
+  return type;
 }
 
 /** True when every ref lives in the wasm heap with the given element size in bytes. */
@@ -137,7 +146,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
   const i32 = (): Int32Array => rt.views.i32;
 
   /** Runs elementwise_task over x (and y, and the where-condition z) into out; false when it cannot. */
-  function elementwise(op: number, out: Ref, x: Ref, y: Ref | null = null, z: Ref | null = null): boolean {
+  function elementwise(op: number, out: Ref, x: Ref, y: Ref | null = null, z: Ref | null = null, type = 0): boolean {
     const refs = [out, x, y ?? x, z ?? x];
     const { shape, strides } = collapse(out.shape, refs.map((r) => r.strides));
     if (shape.length > MAX_DIMS) return false;
@@ -167,6 +176,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
     words[tail + 1] = chunk;
     words[tail + 2] = rt.scratch.base;
     words[tail + 3] = rt.scratch.bytes;
+    words[tail + 4] = type;
     rt.run('elementwise_task', tasks);
     return true;
   }
@@ -232,36 +242,41 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
 
     unary(op, x, out) {
       const code = UNARY_CODES[op];
-      if (code === undefined || !rt.active || !inHeap(x, out) || !sameShape(x.shape, out.shape) || !elementwise(code, out, x)) {
+      const type = floatType(x, out);
+      if (code === undefined || type === undefined || !rt.active || !sameShape(x.shape, out.shape) || !elementwise(code, out, x, null, null, type)) {
         base.unary(op, x, out);
       }
     },
 
     binary(op, a, b, out) {
       const code = BINARY_CODES[op];
+      const type = floatType(a, b, out);
       if (
-        code === undefined || !rt.active || !inHeap(a, b, out) ||
-        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(code, out, a, b)
+        code === undefined || type === undefined || !rt.active ||
+        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(code, out, a, b, null, type)
       ) {
         base.binary(op, a, b, out);
       }
     },
 
     compare(op, a, b, out) {
-      const code = a.dtype === 'float32' ? COMPARE_CODES[op] : a.dtype === 'int32' ? COMPARE_I32_CODES[op] : undefined;
+      // float32 and the half types compare as f32 (halves widen exactly); int32 has its own loop.
+      const type = floatType(a, b);
+      const code = type !== undefined ? COMPARE_CODES[op] : a.dtype === 'int32' && b.dtype === 'int32' && inHeapAs(4, a, b) ? COMPARE_I32_CODES[op] : undefined;
       if (
-        code === undefined || !rt.active || b.dtype !== a.dtype || !inHeapAs(4, a, b) || out.dtype !== 'bool' || out.storage.address < 0 ||
-        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(code, out, a, b)
+        code === undefined || !rt.active || out.dtype !== 'bool' || out.storage.address < 0 ||
+        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(code, out, a, b, null, type ?? 0)
       ) {
         base.compare(op, a, b, out);
       }
     },
 
     where(cond, a, b, out) {
+      const type = floatType(a, b, out);
       if (
-        !rt.active || !inHeap(a, b, out) || cond.dtype !== 'bool' || cond.storage.address < 0 ||
+        type === undefined || !rt.active || cond.dtype !== 'bool' || cond.storage.address < 0 ||
         !sameShape(cond.shape, out.shape) || !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) ||
-        !elementwise(WHERE, out, a, b, cond)
+        !elementwise(WHERE, out, a, b, cond, type)
       ) {
         base.where(cond, a, b, out);
       }
@@ -275,9 +290,11 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
     },
 
     copy(x, out) {
-      // Any 4-byte dtype: the bits move unchanged. Copies within one storage may overlap: TypeScript.
-      if (rt.active && x.dtype === out.dtype && x.storage !== out.storage && inHeapAs(4, x, out) && transpose(x, out)) return;
-      if (!rt.active || x.dtype !== out.dtype || x.storage === out.storage || !inHeapAs(4, x, out) || !sameShape(x.shape, out.shape) || !elementwise(COPY32, out, x)) {
+      // Bits move unchanged, for every dtype but float64. Copies within one storage may overlap: TypeScript.
+      const code = COPY_CODES[elementBytes(x.dtype)];
+      const usable = rt.active && code !== undefined && x.dtype === out.dtype && x.storage !== out.storage && x.storage.address >= 0 && out.storage.address >= 0;
+      if (usable && code === COPY_CODES[4] && transpose(x, out)) return;
+      if (!usable || !sameShape(x.shape, out.shape) || !elementwise(code, out, x)) {
         base.copy(x, out);
       }
     },
