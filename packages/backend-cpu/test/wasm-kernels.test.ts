@@ -53,6 +53,19 @@ function expectSameBits(got: Float32Array, want: Float32Array): void {
   }
 }
 
+/** Runs `fn` with the TypeScript kernel of `family` replaced by one that throws: proves the wasm kernel took the call. */
+function wasmOnly<T>(family: keyof typeof CpuKernels, fn: () => T): T {
+  const saved = CpuKernels[family];
+  (CpuKernels as Record<string, unknown>)[family] = () => {
+    throw new Error(`the wasm kernels handed ${family} to the TypeScript kernels`);
+  };
+  try {
+    return fn();
+  } finally {
+    (CpuKernels as Record<string, unknown>)[family] = saved;
+  }
+}
+
 describe('wasm kernels run', () => {
   it('starts the module with a shared memory and 2 threads in Node', () => {
     expect(W.wasm?.active).toBe(true);
@@ -93,7 +106,7 @@ describe('wasm elementwise = TypeScript elementwise, bit for bit', () => {
         const [a, b] = make(numel(shape), op.length * 7 + shape.length);
         const got = out(shape);
         const want = out(shape);
-        W.kernels.binary(op, a, b, got);
+        wasmOnly('binary', () => W.kernels.binary(op, a, b, got));
         K.binary(op, a, b, want);
         expectSameBits(read(got), read(want));
       });
@@ -118,7 +131,7 @@ describe('wasm elementwise = TypeScript elementwise, bit for bit', () => {
       ]) {
         const got = out(x.shape);
         const want = out(x.shape);
-        W.kernels.unary(op, x, got);
+        wasmOnly('unary', () => W.kernels.unary(op, x, got));
         K.unary(op, x, want);
         expectSameBits(read(got), read(want));
       }
@@ -194,7 +207,7 @@ describe('wasm elementwise = TypeScript elementwise, bit for bit', () => {
     for (const [c, a, b] of cases) {
       const got = out(a.shape);
       const want = out(a.shape);
-      W.kernels.where(c, a, b, got);
+      wasmOnly('where', () => W.kernels.where(c, a, b, got));
       K.where(c, a, b, want);
       expect(new Uint32Array(read(got).buffer)).toEqual(new Uint32Array(read(want).buffer));
     }
@@ -212,7 +225,7 @@ describe('wasm elementwise = TypeScript elementwise, bit for bit', () => {
     for (const [src, shape] of layouts) {
       const got = out(shape);
       const want = out(shape);
-      W.kernels.copy(src, got);
+      wasmOnly('copy', () => W.kernels.copy(src, got));
       K.copy(src, want);
       expect(new Uint32Array(read(got).buffer)).toEqual(new Uint32Array(read(want).buffer));
     }
@@ -301,7 +314,7 @@ describe('wasm matmul against a float64 reference', () => {
       const a = opt.at === 'T' ? ref(randoms(ab * m * k, m), [ab, m, k], [m * k, 1, m]) : ref(randoms(ab * m * k, m), [ab, m, k]);
       const b = opt.bt === 'T' ? ref(randoms(bb * k * n, n), [bb, k, n], [k * n, 1, k]) : ref(randoms(bb * k * n, n), [bb, k, n]);
       const c = out([batches, m, n]);
-      W.kernels.matmul(a, b, c, 'float32');
+      wasmOnly('matmul', () => W.kernels.matmul(a, b, c, 'float32'));
       const got = read(c);
       for (let batch = 0; batch < batches; batch++) {
         const { value, scale } = reference(a, b, batch, m, n, k);
@@ -390,7 +403,7 @@ describe('wasm elementwise on float16/bfloat16 = TypeScript, bit for bit (NaN as
         for (const [a, b] of pairs) {
           const got = outHalf(a.shape);
           const want = outHalf(a.shape);
-          W.kernels.binary(op, a, b, got);
+          wasmOnly('binary', () => W.kernels.binary(op, a, b, got));
           K.binary(op, a, b, want);
           sameHalves(got, want);
         }
@@ -399,7 +412,7 @@ describe('wasm elementwise on float16/bfloat16 = TypeScript, bit for bit (NaN as
         const x = halfRef(dtype, [...specials, ...randoms(40000, 93).map((v) => v * 50)], [n + 40000]);
         const got = outHalf(x.shape);
         const want = outHalf(x.shape);
-        W.kernels.unary(op, x, got);
+        wasmOnly('unary', () => W.kernels.unary(op, x, got));
         K.unary(op, x, want);
         sameHalves(got, want);
       }
@@ -411,7 +424,7 @@ describe('wasm elementwise on float16/bfloat16 = TypeScript, bit for bit (NaN as
         const view = (): Ref => ({ storage: W.alloc(0, 'bool', n * n), dtype: 'bool', shape: [n, n], strides: [n, 1], offset: 0 });
         const got = view();
         const want = view();
-        W.kernels.compare(op, a, b, got);
+        wasmOnly('compare', () => W.kernels.compare(op, a, b, got));
         K.compare(op, a, b, want);
         expect(Array.from(got.storage.data)).toEqual(Array.from(want.storage.data));
       }
@@ -420,7 +433,7 @@ describe('wasm elementwise on float16/bfloat16 = TypeScript, bit for bit (NaN as
       const c: Ref = { storage: cond, dtype: 'bool', shape: [n, n], strides: [n, 1], offset: 0 };
       const got = outHalf([n, n]);
       const want = outHalf([n, n]);
-      W.kernels.where(c, a, b, got);
+      wasmOnly('where', () => W.kernels.where(c, a, b, got));
       K.where(c, a, b, want);
       expect(Array.from(got.storage.data)).toEqual(Array.from(want.storage.data));
     });
@@ -560,6 +573,70 @@ describe('wasm Adam/AdamW update = the TypeScript fused kernel, bit for bit', ()
       if (amsgrad) expectSameBits(read(wvmax), read(tvmax));
     });
   }
+});
+
+describe('wasm argmax/argmin, gather and scatter-add along an axis = TypeScript', () => {
+  const intRef = (data: readonly number[], shape: readonly number[]): Ref => {
+    const storage = W.alloc(0, 'int32', data.length);
+    W.write(storage, Int32Array.from(data), 0);
+    return { storage, dtype: 'int32', shape, strides: strides(shape), offset: 0 };
+  };
+  it('argmax and argmin: first index on ties, NaN wins, every axis of a rank-3 block, large', () => {
+    const data = randoms(6 * 5 * 7, 101).map((v) => Math.round(v * 3)); // many ties
+    data[8] = NaN;
+    data[40] = NaN;
+    const x = ref(data, [6, 5, 7]);
+    for (const op of ['argmax', 'argmin'] as const) {
+      for (const axis of [0, 1, 2, -1]) {
+        const shape = [6, 5, 7].map((d, i) => (i === (axis + 3) % 3 ? 1 : d));
+        const got = intRef(new Array(numel(shape)).fill(-9), shape);
+        const want = intRef(new Array(numel(shape)).fill(-9), shape);
+        wasmOnly('argReduce', () => W.kernels.argReduce(op, x, axis, got));
+        K.argReduce(op, x, axis, want);
+        expect(Array.from(got.storage.data), `${op} axis ${axis}`).toEqual(Array.from(want.storage.data));
+      }
+    }
+    const big = ref(randoms(100000 * 4, 102), [100000, 4]);
+    const got = intRef(new Array(100000).fill(-9), [100000, 1]);
+    const want = intRef(new Array(100000).fill(-9), [100000, 1]);
+    W.kernels.argReduce('argmax', big, 1, got);
+    K.argReduce('argmax', big, 1, want);
+    expect(Array.from(got.storage.data)).toEqual(Array.from(want.storage.data));
+  });
+  it('gather and scatter-add with repeated indices, along the first, middle and last axis', () => {
+    for (const dim of [0, 1, 2]) {
+      const xShape = [4, 6, 5];
+      const iShape = xShape.map((d, i) => (i === dim ? 9 : d));
+      const x = ref(randoms(numel(xShape), 103 + dim), xShape);
+      const index = intRef(randoms(numel(iShape), 104 + dim).map((v) => Math.floor((v + 1) / 2 * xShape[dim]) % xShape[dim]), iShape);
+      const got = out(iShape);
+      const want = out(iShape);
+      wasmOnly('gather', () => W.kernels.gather(x, dim, index, got));
+      K.gather(x, dim, index, want);
+      expectSameBits(read(got), read(want));
+      const src = ref(randoms(numel(iShape), 105 + dim), iShape);
+      const accW = ref(randoms(numel(xShape), 106), xShape);
+      const accT = ref(randoms(numel(xShape), 106), xShape);
+      wasmOnly('scatterAdd', () => W.kernels.scatterAdd(accW, dim, index, src));
+      K.scatterAdd(accT, dim, index, src);
+      expectSameBits(read(accW), read(accT));
+    }
+  });
+  it('sums over axes that are not one run (the bias gradient of a conv: [N, C, H, W] over 0, 2, 3)', () => {
+    const shape = [16, 8, 28, 28];
+    const x = ref(randoms(numel(shape), 107), shape);
+    for (const axes of [[0, 2, 3], [0, 2], [1, 3]]) {
+      const outShape = shape.map((d, i) => (axes.includes(i) ? 1 : d));
+      const got = out(outShape);
+      const want = out(outShape);
+      wasmOnly('reduce', () => W.kernels.reduce('sum', x, axes, got, 'float32'));
+      K.reduce('sum', x, axes, want, 'float64');
+      const length = axes.reduce((a, d) => a * shape[d], 1);
+      const g = read(got);
+      const w = read(want);
+      for (let i = 0; i < w.length; i++) expect(Math.abs(g[i] - w[i])).toBeLessThanOrEqual(1e-6 * length);
+    }
+  });
 });
 
 describe('threads and memory', () => {

@@ -911,3 +911,55 @@ EXPORT(transpose32_task) void transpose32_task(int thread, int task, const Trans
   for (; i < end; i++)
     for (int j = 0; j < cols; j++) out[i * rs + j] = x[i + j * ld];
 }
+
+// ---------------------------------------------------------------------------------------------
+// Along one axis of contiguous blocks viewed as [outer, length, inner]: argmax/argmin of float32
+// (the first index; NaN counts as both the maximum and the minimum, so the first NaN wins), and
+// gather / scatter-add of float32 through int32 indices (index and out share their shape
+// [outer, count, inner]; indices are in range, core checks). Task t covers outer rows [t·chunk, …).
+
+typedef struct {
+  int op; // 0 argmax, 1 argmin, 2 gather, 3 scatter-add
+  int x, index, out;
+  int outer, length, count, inner;
+  int chunk;
+} AxisArgs;
+
+EXPORT(axis_task) void axis_task(int thread, int task, const AxisArgs *a) {
+  (void)thread;
+  int begin = task * a->chunk, end = min_int(begin + a->chunk, a->outer);
+  int length = a->length, count = a->count, inner = a->inner;
+  const float *x = (const float *)a->x;
+  const int32_t *index = (const int32_t *)a->index;
+  for (int o = begin; o < end; o++) {
+    if (a->op <= 1) {
+      int32_t *out = (int32_t *)a->out + o * inner;
+      const float *row = x + o * length * inner;
+      for (int k = 0; k < inner; k++) {
+        float best = row[k];
+        int at = 0;
+        for (int i = 1; i < length && best == best; i++) {
+          float v = row[i * inner + k];
+          if (v != v || (a->op == 0 ? v > best : v < best)) {
+            best = v;
+            at = i;
+          }
+        }
+        out[k] = at;
+      }
+    } else if (a->op == 2) {
+      float *out = (float *)a->out + o * count * inner;
+      const int32_t *idx = index + o * count * inner;
+      const float *src = x + o * length * inner;
+      for (int j = 0; j < count; j++)
+        for (int k = 0; k < inner; k++) out[j * inner + k] = src[idx[j * inner + k] * inner + k];
+    } else {
+      // scatter-add: x is the destination [outer, length, inner], out the source [outer, count, inner].
+      float *dst = (float *)a->x + o * length * inner;
+      const float *src = (const float *)a->out + o * count * inner;
+      const int32_t *idx = index + o * count * inner;
+      for (int j = 0; j < count; j++)
+        for (int k = 0; k < inner; k++) dst[idx[j * inner + k] * inner + k] += src[j * inner + k];
+    }
+  }
+}

@@ -6,7 +6,7 @@
 import type { AdamSpec, BinaryOp, CompareOp, CrossEntropySpec, DTypeName, FusedKernels, Kernels, ReduceOp, UnaryOp } from '@core/tensor';
 import type { CpuStorage } from '../storage.js';
 import type { Ref } from '../kernels/io.js';
-import { isContiguous, sizeOf } from '../kernels/strided.js';
+import { contiguousStrides, isContiguous, sizeOf } from '../kernels/strided.js';
 import type { WasmRuntime } from './runtime.js';
 
 // Op codes of elementwise_task (kernels.c).
@@ -181,6 +181,64 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
     return true;
   }
 
+  /** Sums over any axes of a contiguous x: one contiguous run of axes at a time, last run first, through heap temporaries. */
+  function sumRuns(x: Ref, axes: readonly number[], out: Ref): boolean {
+    const rank = x.shape.length;
+    const sorted = [...new Set(axes.map((a) => (a < 0 ? a + rank : a)))].sort((p, q) => p - q);
+    if (sorted.some((a) => a < 0 || a >= rank)) return false;
+    const runs: number[][] = [];
+    for (const a of sorted) {
+      const last = runs[runs.length - 1];
+      if (last && last[last.length - 1] === a - 1) last.push(a);
+      else runs.push([a]);
+    }
+    if (runs.length <= 1) return sumRun(x, sorted, out);
+    if (!isContiguous(x.shape, x.strides) || !isContiguous(out.shape, out.strides)) return false;
+    let current = x;
+    let temp = -1;
+    for (let r = runs.length - 1; r >= 0; r--) {
+      const shape = current.shape.map((d, i) => (runs[r].includes(i) ? 1 : d));
+      let next = out;
+      let nextTemp = -1;
+      if (r > 0) {
+        nextTemp = rt.heap.alloc(sizeOf(shape) * 4);
+        if (nextTemp < 0) break;
+        // A heap block that only sumRun sees, which reads nothing of a storage but its address.
+        next = { storage: { address: nextTemp } as CpuStorage, dtype: 'float32', shape, strides: contiguousStrides(shape), offset: 0 };
+      }
+      const done = sumRun(current, runs[r], next);
+      if (temp >= 0) rt.heap.free(temp);
+      temp = nextTemp;
+      current = next;
+      if (!done) break;
+      if (r === 0) return true;
+    }
+    if (temp >= 0) rt.heap.free(temp);
+    return false;
+  }
+
+  /**
+   * axis_task over contiguous blocks viewed as [outer, length, inner] (x) and [outer, count, inner]
+   * (index and out): argmax/argmin (op 0/1), gather (2), scatter-add into x (3). False when the
+   * shapes differ anywhere but `axis` or a block is not contiguous.
+   */
+  function alongAxis(op: number, x: Ref, axis: number, index: Ref | null, out: Ref, xShape: readonly number[], outShape: readonly number[]): boolean {
+    const rank = xShape.length;
+    const d = axis < 0 ? axis + rank : axis;
+    if (d < 0 || d >= rank || outShape.length !== rank || xShape.some((n, i) => i !== d && n !== outShape[i])) return false;
+    if (![x, out, ...(index ? [index] : [])].every((r) => isContiguous(r.shape, r.strides))) return false;
+    const outer = sizeOf(xShape.slice(0, d));
+    const inner = sizeOf(xShape.slice(d + 1));
+    const length = xShape[d];
+    const count = outShape[d];
+    if (op <= 1 && (count !== 1 || length === 0)) return false; // an empty argmax is an error the TypeScript kernel words
+    if (outer * inner * count === 0) return true;
+    const { chunk, tasks } = chunking(rt, outer, outer * length * inner >= ELEMENTWISE_PARALLEL_NUMEL);
+    i32().set([op, addressOf(x), index ? addressOf(index) : 0, addressOf(out), outer, length, count, inner, chunk], rt.args >> 2);
+    rt.run('axis_task', tasks);
+    return true;
+  }
+
   /** A 2-D copy from a column-major view into a row-major one (a materialised transpose): blocked SIMD transposes. */
   function transpose(x: Ref, out: Ref): boolean {
     if (!sameShape(x.shape, out.shape)) return false;
@@ -300,8 +358,30 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
     },
 
     reduce(op: ReduceOp, x: Ref, axes: readonly number[], out: Ref, accumulate: DTypeName) {
-      if (op !== 'sum' || accumulate !== 'float32' || !rt.active || !inHeap(x, out) || x.shape.length !== out.shape.length || !sumRun(x, axes, out)) {
+      if (op !== 'sum' || accumulate !== 'float32' || !rt.active || !inHeap(x, out) || x.shape.length !== out.shape.length || !sumRuns(x, axes, out)) {
         base.reduce(op, x, axes, out, accumulate);
+      }
+    },
+
+    argReduce(op, x, axis, out) {
+      const code = op === 'argmax' ? 0 : 1;
+      if (!rt.active || !inHeap(x) || out.dtype !== 'int32' || out.storage.address < 0 || !alongAxis(code, x, axis, null, out, x.shape, out.shape)) {
+        base.argReduce(op, x, axis, out);
+      }
+    },
+
+    gather(x, dim, index, out) {
+      if (!rt.active || !inHeap(x, out) || index.dtype !== 'int32' || index.storage.address < 0 || !sameShape(index.shape, out.shape) ||
+        !alongAxis(2, x, dim, index, out, x.shape, out.shape)) {
+        base.gather(x, dim, index, out);
+      }
+    },
+
+    scatterAdd(out, dim, index, src) {
+      // The kernel's x is the destination and its out the source (see axis_task).
+      if (!rt.active || !inHeap(out, src) || out.storage === src.storage || index.dtype !== 'int32' || index.storage.address < 0 ||
+        !sameShape(index.shape, src.shape) || !alongAxis(3, out, dim, index, src, out.shape, src.shape)) {
+        base.scatterAdd(out, dim, index, src);
       }
     },
 
