@@ -2,6 +2,7 @@ import type { Backend, Capabilities, DTypeName, DTypeSupport, FusedKernels, Host
 import { CpuFused, CpuKernels } from './kernels/index.js';
 import { bytesPerElement, CpuStorage, isArrayFor } from './storage.js';
 import { wasmFused, wasmKernels } from './wasm/kernels.js';
+import { env } from './wasm/host.js';
 import { WasmRuntime } from './wasm/runtime.js';
 
 export { CpuStorage } from './storage.js';
@@ -72,8 +73,7 @@ export interface CpuBackend extends Backend<CpuStorage> {
 function wasmWanted(options: CpuBackendOptions): boolean {
   if (options.kernels) return false;
   if (options.wasm !== undefined) return options.wasm;
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-  return env?.CORE_CPU_WASM !== '0' && typeof WebAssembly === 'object';
+  return env('CORE_CPU_WASM') !== '0' && typeof WebAssembly === 'object';
 }
 
 function checkDevice(index: number, what: string): void {

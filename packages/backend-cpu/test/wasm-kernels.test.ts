@@ -56,13 +56,13 @@ function expectSameBits(got: Float32Array, want: Float32Array): void {
 /** Runs `fn` with the TypeScript kernel of `family` replaced by one that throws: proves the wasm kernel took the call. */
 function wasmOnly<T>(family: keyof typeof CpuKernels, fn: () => T): T {
   const saved = CpuKernels[family];
-  (CpuKernels as Record<string, unknown>)[family] = () => {
+  (CpuKernels as unknown as Record<string, unknown>)[family] = () => {
     throw new Error(`the wasm kernels handed ${family} to the TypeScript kernels`);
   };
   try {
     return fn();
   } finally {
-    (CpuKernels as Record<string, unknown>)[family] = saved;
+    (CpuKernels as unknown as Record<string, unknown>)[family] = saved;
   }
 }
 

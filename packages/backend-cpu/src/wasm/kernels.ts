@@ -1,11 +1,12 @@
-// The WebAssembly kernels: each takes the cases it handles well (float32 matmul — and float16/
-// bfloat16 with f32 sums —, the common float32 elementwise ops, compare, where, 32-bit copies,
-// float32↔half casts, sums over a contiguous run of axes, softmax over the last axis) when every
+// The WebAssembly kernels: each takes the cases it handles well (matmul, the common elementwise
+// ops, compares, where, copies and casts in float32 and the half types, float32 sums, arg-max/min,
+// gather and scatter-add along an axis, and the fused softmax, cross entropy and Adam) when every
 // operand lives in the wasm heap, and hands everything else — other dtypes, odd layouts, plain
 // host arrays, bad arguments (whose errors the TypeScript kernels word) — to the TypeScript kernels.
 import type { AdamSpec, BinaryOp, CompareOp, CrossEntropySpec, DTypeName, FusedKernels, Kernels, ReduceOp, UnaryOp } from '@core/tensor';
 import type { CpuStorage } from '../storage.js';
-import type { Ref } from '../kernels/io.js';
+import { sameShape, type Ref } from '../kernels/io.js';
+import { bytesPerElement } from '../storage.js';
 import { contiguousStrides, isContiguous, sizeOf } from '../kernels/strided.js';
 import type { WasmRuntime } from './runtime.js';
 
@@ -22,8 +23,8 @@ const BOOL_TO_F32 = 56;
 const CAST_CODES: Readonly<Record<string, number>> = {
   'float32→float16': 64, 'float32→bfloat16': 65, 'float16→float32': 66, 'bfloat16→float32': 67,
 };
-/** GEMM operand element types (kernels.c T_*). */
-const GEMM_TYPES: Partial<Record<DTypeName, number>> = { float32: 0, float16: 1, bfloat16: 2 };
+/** Element type codes of floating operands (kernels.c T_*). */
+const FLOAT_TYPES: Partial<Record<DTypeName, number>> = { float32: 0, float16: 1, bfloat16: 2 };
 const MAX_DIMS = 8;
 
 /** Below this many flops a matmul runs on one thread (waking workers costs more than it saves). */
@@ -31,36 +32,28 @@ const GEMM_PARALLEL_FLOPS = 1 << 18;
 /** Below this many elements an elementwise op or a reduction runs on one thread. */
 const ELEMENTWISE_PARALLEL_NUMEL = 1 << 15;
 
-function inHeap(...refs: Ref[]): boolean {
-  for (const ref of refs) if (ref.dtype !== 'float32' || ref.storage.address < 0) return false;
-  return true;
-}
-
 /** The element type code (kernels.c T_*) when every ref is in the heap with one float32/float16/bfloat16 dtype; else undefined. */
 function floatType(...refs: Ref[]): number | undefined {
-  const type = GEMM_TYPES[refs[0].dtype];
+  const type = FLOAT_TYPES[refs[0].dtype];
   if (type === undefined) return undefined;
   for (const ref of refs) if (ref.dtype !== refs[0].dtype || ref.storage.address < 0) return undefined;
   return type;
 }
 
+/** True when every ref is a float32 tensor in the wasm heap. */
+function inHeap(...refs: Ref[]): boolean {
+  return floatType(...refs) === FLOAT_TYPES.float32;
+}
+
 /** True when every ref lives in the wasm heap with the given element size in bytes. */
 function inHeapAs(bytes: number, ...refs: Ref[]): boolean {
-  for (const ref of refs) if (ref.storage.address < 0 || elementBytes(ref.dtype) !== bytes) return false;
+  for (const ref of refs) if (ref.storage.address < 0 || bytesPerElement(ref.dtype) !== bytes) return false;
   return true;
-}
-
-function elementBytes(dtype: DTypeName): number {
-  return dtype === 'float64' ? 8 : dtype === 'float16' || dtype === 'bfloat16' ? 2 : dtype === 'bool' ? 1 : 4;
-}
-
-function sameShape(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((d, i) => d === b[i]);
 }
 
 /** Byte address of a ref's first element. */
 function addressOf(ref: Ref): number {
-  return ref.storage.address + ref.offset * elementBytes(ref.dtype);
+  return ref.storage.address + ref.offset * bytesPerElement(ref.dtype);
 }
 
 /**
@@ -193,7 +186,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
       else runs.push([a]);
     }
     if (runs.length <= 1) return sumRun(x, sorted, out);
-    if (!isContiguous(x.shape, x.strides) || !isContiguous(out.shape, out.strides)) return false;
+    if (!isContiguous(x.shape, x.strides) || !isContiguous(out.shape, out.strides)) return false; // before any temporaries
     let current = x;
     let temp = -1;
     for (let r = runs.length - 1; r >= 0; r--) {
@@ -256,12 +249,9 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
   function gemm(a: Ref, b: Ref, out: Ref): void {
     const [batches, m, n] = out.shape;
     const k = a.shape[2];
-    const mr = 4;
-    const nr = 8;
     const threads = 2 * m * n * k * batches >= GEMM_PARALLEL_FLOPS ? rt.threads : 1;
     const limits = { mc: rt.call('gemm_tile_limits', 0), nc: rt.call('gemm_tile_limits', 1), kc: rt.call('gemm_tile_limits', 4) };
     const { tileM, tileN } = chooseTiles(batches, m, n, k, threads, limits);
-    const count = (): number => batches * Math.ceil(m / tileM) * Math.ceil(n / tileN);
     const words = i32();
     const at = rt.args >> 2;
     const batchStride = (r: Ref): number => (r.shape[0] === 1 ? 0 : r.strides[0]);
@@ -272,19 +262,17 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
       addressOf(out), out.strides[1], out.strides[2], out.strides[0],
       tileM, tileN, Math.ceil(m / tileM), Math.ceil(n / tileN),
       rt.scratch.base, rt.scratch.bytes,
-      GEMM_TYPES[a.dtype]!, GEMM_TYPES[b.dtype]!, GEMM_TYPES[out.dtype]!,
+      FLOAT_TYPES[a.dtype]!, FLOAT_TYPES[b.dtype]!, FLOAT_TYPES[out.dtype]!,
     ];
     words.set(fields, at);
-    rt.run('gemm_task', count());
+    rt.run('gemm_task', batches * Math.ceil(m / tileM) * Math.ceil(n / tileN));
   }
 
-  function sumRun(x: Ref, axes: readonly number[], out: Ref): boolean {
+  /** The sum over `run`, consecutive axes in increasing order (none: a copy), of contiguous x into contiguous out. */
+  function sumRun(x: Ref, run: readonly number[], out: Ref): boolean {
     if (!isContiguous(x.shape, x.strides) || !isContiguous(out.shape, out.strides)) return false;
-    const rank = x.shape.length;
-    const reduced = [...new Set(axes.map((a) => (a < 0 ? a + rank : a)))].sort((p, q) => p - q);
-    if (reduced.some((a, i) => a < 0 || a >= rank || (i > 0 && a !== reduced[i - 1] + 1))) return false;
-    const first = reduced[0] ?? 0;
-    const last = reduced.length ? reduced[reduced.length - 1] : -1;
+    const first = run[0] ?? 0;
+    const last = run.length ? run[run.length - 1] : -1;
     if (!sameShape(out.shape, x.shape.map((d, i) => (i >= first && i <= last ? 1 : d)))) return false;
     const outer = sizeOf(x.shape.slice(0, first));
     const length = sizeOf(x.shape.slice(first, last + 1));
@@ -349,7 +337,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
 
     copy(x, out) {
       // Bits move unchanged, for every dtype but float64. Copies within one storage may overlap: TypeScript.
-      const code = COPY_CODES[elementBytes(x.dtype)];
+      const code = COPY_CODES[bytesPerElement(x.dtype)];
       const usable = rt.active && code !== undefined && x.dtype === out.dtype && x.storage !== out.storage && x.storage.address >= 0 && out.storage.address >= 0;
       if (usable && code === COPY_CODES[4] && transpose(x, out)) return;
       if (!usable || !sameShape(x.shape, out.shape) || !elementwise(code, out, x)) {
@@ -390,9 +378,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
         a.shape.length === 3 && b.shape.length === 3 && out.shape.length === 3 &&
         a.shape[1] === out.shape[1] && b.shape[2] === out.shape[2] && a.shape[2] === b.shape[1] &&
         (a.shape[0] === out.shape[0] || a.shape[0] === 1) && (b.shape[0] === out.shape[0] || b.shape[0] === 1);
-      const types = GEMM_TYPES[a.dtype] !== undefined && b.dtype === a.dtype && out.dtype === a.dtype;
-      const inWasm = a.storage.address >= 0 && b.storage.address >= 0 && out.storage.address >= 0;
-      if (!valid || !types || accumulate !== 'float32' || !rt.active || !inWasm || sizeOf(out.shape) === 0) {
+      if (!valid || floatType(a, b, out) === undefined || accumulate !== 'float32' || !rt.active || sizeOf(out.shape) === 0) {
         base.matmul(a, b, out, accumulate);
         return;
       }
@@ -425,11 +411,12 @@ export function wasmFused(rt: WasmRuntime, base: FusedKernels<CpuStorage>): Fuse
     // The scalars exactly as the TypeScript kernel rounds them (fused.ts), so results match bit for bit.
     const { lr, beta1, beta2, eps, weightDecay, decoupled, maximize, stepSize, biasCorrection2Sqrt } = spec;
     const w = 1 - beta1;
+    const lerpFromM = Math.abs(w) < 0.5; // ATen's lerp: m + w·(g − m), else g − (1 − w)·(g − m)
     const { chunk, tasks } = chunking(rt, n, n >= ELEMENTWISE_PARALLEL_NUMEL);
     const at = rt.args >> 2;
     rt.views.i32.set([...refs.map(addressOf), vmax ? addressOf(vmax) : 0], at);
-    rt.views.i32.set([n, chunk, maximize ? 1 : 0, weightDecay !== 0 ? 1 : 0, decoupled ? 1 : 0, Math.abs(w) < 0.5 ? 1 : 0], at + 5);
-    rt.views.f32.set([1 - lr * weightDecay, weightDecay, Math.abs(w) < 0.5 ? w : 1 - w, beta2, 1 - beta2, biasCorrection2Sqrt, eps, -stepSize], at + 11);
+    rt.views.i32.set([n, chunk, maximize ? 1 : 0, weightDecay !== 0 ? 1 : 0, decoupled ? 1 : 0, lerpFromM ? 1 : 0], at + 5);
+    rt.views.f32.set([1 - lr * weightDecay, weightDecay, lerpFromM ? w : 1 - w, beta2, 1 - beta2, biasCorrection2Sqrt, eps, -stepSize], at + 11);
     rt.run('adamw_task', tasks);
     return true;
   }

@@ -4,6 +4,7 @@
 // large modules on the main thread), and until it is ready the TypeScript kernels run instead.
 import { SHARED_MODULE_BASE64, SHARED_RELAXED_MODULE_BASE64, SINGLE_MODULE_BASE64, SINGLE_RELAXED_MODULE_BASE64 } from './binary.js';
 import { RESERVED_BYTES, WasmHeap } from './heap.js';
+import { env, isNode, nodeModule } from './host.js';
 import { CONTROL_BYTES, type PoolKernel, ThreadPool } from './threads.js';
 
 /** 4 GiB: all a wasm32 memory can address. */
@@ -29,15 +30,9 @@ function decode(base64: string): Uint8Array {
 function defaultThreads(): number {
   const fromEnv = Number(env('CORE_CPU_THREADS') ?? NaN);
   if (Number.isInteger(fromEnv) && fromEnv >= 1) return fromEnv;
-  const os = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:os') as
-    | { availableParallelism?: () => number; cpus: () => unknown[] }
-    | undefined;
+  const os = nodeModule<{ availableParallelism?: () => number; cpus: () => unknown[] }>('node:os');
   const cores = os ? (os.availableParallelism?.() ?? os.cpus().length) : ((globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1);
   return Math.max(1, Math.min(8, cores));
-}
-
-function env(name: string): string | undefined {
-  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
 }
 
 /**
@@ -49,16 +44,10 @@ function env(name: string): string | undefined {
 function relaxedSimd(relaxedBytes: Uint8Array): boolean {
   if (env('CORE_CPU_RELAXED_SIMD') === '0') return false;
   if (WebAssembly.validate(relaxedBytes as BufferSource)) return true;
-  const v8 = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:v8') as
-    | { setFlagsFromString?: (flags: string) => void }
-    | undefined;
+  const v8 = nodeModule<{ setFlagsFromString?: (flags: string) => void }>('node:v8');
   if (!v8?.setFlagsFromString) return false;
   v8.setFlagsFromString('--experimental-wasm-relaxed-simd');
   return WebAssembly.validate(relaxedBytes as BufferSource);
-}
-
-function isNode(): boolean {
-  return typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
 }
 
 /** A shared memory when the engine allows one (SharedArrayBuffer: Node, cross-origin-isolated pages), else a plain one. */

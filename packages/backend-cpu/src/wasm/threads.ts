@@ -4,6 +4,8 @@
 // job's generation (so a late-waking worker can never run a task of a job that has moved on), and
 // the caller returns once every task is done.
 
+import { isNode, nodeModule } from './host.js';
+
 /**
  * Control block layout, in int32 words: 0 job generation (workers wait on it), 1 kernel index,
  * 2 argument block address, 3 task count, 5 tasks finished, 16 + t tasks run by thread t (ever);
@@ -85,9 +87,7 @@ interface WorkerLike {
 type NodeWorkerThreads = { Worker: new (source: string, options: { eval: true }) => WorkerLike };
 
 function nodeWorkerThreads(): NodeWorkerThreads | undefined {
-  return (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:worker_threads') as
-    | NodeWorkerThreads
-    | undefined;
+  return nodeModule<NodeWorkerThreads>('node:worker_threads');
 }
 
 function workersAvailable(): boolean {
@@ -110,7 +110,7 @@ function startWorker(): WorkerLike | null {
 
 /** Whether this thread may block in Atomics.wait (Node's main thread may; a browser's may not). */
 function canBlock(): boolean {
-  return typeof (globalThis as { process?: unknown }).process === 'object' || typeof (globalThis as { document?: unknown }).document === 'undefined';
+  return isNode() || typeof (globalThis as { document?: unknown }).document === 'undefined';
 }
 
 export class ThreadPool {
