@@ -6,7 +6,7 @@
 //   node test/bench/guide.mjs            regenerate the page from the committed json files
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BENCHMARKS_DIR, librariesList, machineLine, resultsTable } from './lib/report.mjs';
+import { BENCHMARKS_DIR, machineLine, runBody } from './lib/report.mjs';
 
 export const GUIDE = fileURLToPath(new URL('../../docs/guides/benchmarks.md', import.meta.url));
 export const REGENERATE = 'node test/bench/guide.mjs (or cd test && UPDATE_DOCS=1 npx vitest run docs/benchmarks-guide)';
@@ -46,11 +46,7 @@ function section(report) {
     ...(known ? [...known.about.flatMap((p) => [p, '']), ''] : []),
     `Last run: ${report.date}, \`${report.command}\`, on ${machineLine(report.machine)}. The full report: [docs/benchmarks/${report.bench}.md](../benchmarks/${report.bench}.md).`,
     '',
-    ...report.method.flatMap((m) => [m, '']),
-    librariesList(report),
-    '',
-    resultsTable(report),
-    '',
+    ...runBody(report),
   ].join('\n').replace(/\n{3,}/g, '\n\n');
 }
 
