@@ -9,15 +9,10 @@
 // --budget is the time one library may spend on one workload's timed runs (ms, default 1500).
 import { availableParallelism } from 'node:os';
 import { labels, nchwToNhwc, oihwToHwio, oneHot, randn, transpose, uniform } from './lib/data.mjs';
-import { compare, errorLine, measure } from './lib/measure.mjs';
-import { machine, resultsTable, writeReport } from './lib/report.mjs';
-import { writeGuide } from './guide.mjs';
+import { reportHeader } from './lib/report.mjs';
+import { finishRun, librariesOf, loadLibraries, parseArgs, runWorkloads } from './lib/run.mjs';
 
-const args = Object.fromEntries(process.argv.slice(2).map((a) => {
-  const m = /^--([\w-]+)(?:=(.*))?$/.exec(a);
-  if (!m) throw new Error(`unknown argument ${a} (see the header of test/bench/cpu.mjs)`);
-  return [m[1], m[2] ?? 'true'];
-}));
+const args = parseArgs('test/bench/cpu.mjs');
 const budgetMs = Number(args.budget ?? 1500);
 const only = args.only?.split(',');
 const libs = args.libs?.split(',');
@@ -85,104 +80,30 @@ function conv(id, batch, cin, cout, size) {
       const w = uniform(cout * cin * 9, 40 + cin, 1 / Math.sqrt(cin * 9));
       return { inputShape, weightShape, padding: 1, x, w, xNhwc: nchwToNhwc(x, inputShape), wHwio: oihwToHwio(w, weightShape) };
     },
-    outputShape: [batch, cout, size, size],
+    // tfjs computes in NHWC: its output is put back in NCHW for the check.
+    output: (out, bench) => (bench.layout === 'NHWC' ? nchwToNhwc(out, [batch, cout, size, size], true) : out),
     value: (ms) => (2 * batch * cout * size * size * cin * 9) / (ms * 1e6),
   };
 }
 
-// ---- the libraries --------------------------------------------------------------------------------
-
-/** Each library loads on its own: one that fails is reported in its column, and the rest run. */
-async function load(path, name, id, pkg) {
-  try {
-    const mod = await import(path);
-    return mod[name];
-  } catch (err) {
-    return { id, label: id, package: pkg, error: errorLine(err) };
-  }
-}
-const candidates = [
-  await load('./lib/libraries/ours.mjs', 'ours', 'ours', '@core/backend-cpu'),
-  await load('./lib/libraries/tfjs.mjs', 'tfjsCpu', 'tfjs-cpu', '@tensorflow/tfjs-backend-cpu'),
-  await load('./lib/libraries/tfjs.mjs', 'tfjsWasm', 'tfjs-wasm', '@tensorflow/tfjs-backend-wasm'),
-  await load('./lib/libraries/jax.mjs', 'jaxWasm', 'jax-wasm', '@jax-js/jax'),
-].filter((l) => !libs || libs.includes(l.id));
-for (const lib of candidates) {
-  if (!lib.error) {
-    try {
-      await lib.init();
-    } catch (err) {
-      lib.error = errorLine(err);
-    }
-  }
-  console.error(lib.error ? `${lib.id}: not loaded: ${lib.error}` : `${lib.id}: ${lib.package} ${lib.version}, ${lib.threads ?? '?'} thread(s)${lib.notes?.length ? `; ${lib.notes.join('; ')}` : ''}`);
-}
-
 // ---- the run ----------------------------------------------------------------------------------------
 
+const libraries = await loadLibraries(['ours', 'tfjs-cpu', 'tfjs-wasm', 'jax-wasm'], libs);
 const started = performance.now();
-const rows = [];
-for (const w of WORKLOADS) {
-  const data = w.inputs();
-  const results = {};
-  let reference = null;
-  for (const lib of candidates) {
-    if (lib.error) continue;
-    let bench = null;
-    // A pause first: worker threads of the library before (ours and jax-js spin a while before
-    // sleeping) must not take cores from this one.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    try {
-      bench = await lib[w.kind](data);
-      const { ms, reps } = await measure(bench.run, { warmup: w.warmup ?? 1, budgetMs });
-      let out = await bench.output();
-      if (w.kind === 'conv2d' && bench.layout === 'NHWC') out = nchwToNhwc(out, w.outputShape, true);
-      results[lib.id] = { value: w.value(ms), ms, reps };
-      if (lib.id === 'ours') reference = out;
-      else if (reference) {
-        const { maxAbs, rel } = compare(reference, out);
-        results[lib.id].check = { maxAbs, rel, ok: rel <= w.tolerance };
-      }
-    } catch (err) {
-      results[lib.id] = { error: errorLine(err) };
-    } finally {
-      try { await bench?.dispose?.(); } catch { /* a failed dispose must not hide the result */ }
-    }
-    const r = results[lib.id];
-    const shown = r.error ? `error: ${r.error}` : `${r.value.toPrecision(3)} ${w.unit} (${r.ms.toFixed(2)} ms × ${r.reps || 'cold'})${r.check ? ` rel err ${r.check.rel.toExponential(1)}${r.check.ok ? '' : ' ✗ CHECK FAILED'}` : ''}`;
-    console.error(`${w.id.padEnd(14)} ${lib.id.padEnd(10)} ${shown}`);
-  }
-  rows.push({ id: w.id, workload: w.workload, unit: w.unit, tolerance: w.tolerance, results });
-}
+const rows = await runWorkloads(WORKLOADS, libraries, { budgetMs });
 
-const libraries = candidates.map((l) => ({
-  id: l.id, label: l.label, package: l.package, version: l.version ?? null, threads: l.threads ?? null,
-  completion: l.completion ?? null, notes: l.notes ?? [], ...(l.error ? { error: l.error } : {}),
-}));
+const listed = librariesOf(libraries);
 const report = {
-  bench: 'cpu',
-  title: 'CPU benchmark',
-  command: 'npx -y pnpm@12.4.2 bench:cpu',
-  script: 'test/bench/cpu.mjs',
-  date: new Date().toISOString().slice(0, 10),
-  machine: machine(),
+  ...reportHeader('cpu', 'CPU benchmark'),
   method: [
     `fp32 throughout; every library gets the same seeded inputs. Each figure is the median of several timed runs after warm-up (at least 0.5 s of runs), with one untimed turn of the event loop between runs (as a program's DataLoader gives: garbage-collected memory is reused) and a 100 ms pause between libraries (so idle worker threads of one don't take cores from the next); the number of runs adapts to a budget of ${budgetMs} ms per library and workload.`,
     'Each timed run ends when the result is computed, as each library requires (below). Higher is better in every unit; a ratio above 1 means ours is faster.',
     `Checks: each peer's result is compared with ours (the output tensor; for the MLP, the losses of the first two steps from the same initial weights): relative error = max |peer − ours| / max |ours|, tolerance ${TOL_SUMS} (${TOL_EXACT} for add). A failed check is marked ✗.`,
     `ours: device 'cpu', which uses whatever kernels and threads the installed @core/backend-cpu provides (${availableParallelism()} cores here).`,
   ],
-  libraries,
-  ratios: libraries.filter((l) => l.id !== 'ours').map((l) => ({ numerator: 'ours', denominator: l.id })),
+  libraries: listed,
+  ratios: listed.filter((l) => l.id !== 'ours').map((l) => ({ numerator: 'ours', denominator: l.id })),
   rows,
 };
 
-console.log(`\n${resultsTable(report)}\n`);
-console.log(`${((performance.now() - started) / 1000).toFixed(0)} s`);
-if (only || libs) {
-  console.log('partial run (--only / --libs): docs/benchmarks not written');
-} else {
-  for (const f of writeReport(report)) console.log(`wrote ${f}`);
-  console.log(`wrote ${writeGuide()}`);
-}
-process.exit(0);
+finishRun(report, { started, partial: (only || libs) && '--only / --libs' });

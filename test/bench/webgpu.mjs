@@ -11,7 +11,7 @@ import { F, nn } from '@core/nn';
 import { SGD } from '@core/optim';
 import { availableDevices, getBackend, manualSeed, randint, randn } from '@core/tensor';
 import { writeGuide } from './guide.mjs';
-import { machine, resultsTable, writeReport } from './lib/report.mjs';
+import { reportHeader, resultsTable, writeReport } from './lib/report.mjs';
 import { installedVersion } from './lib/version.mjs';
 
 const devices = await availableDevices();
@@ -67,12 +67,7 @@ for (const n of [128, 256, 512, 1024]) {
 }
 
 const report = {
-  bench: 'webgpu',
-  title: 'WebGPU benchmark',
-  command: 'npx -y pnpm@12.4.2 bench:webgpu',
-  script: 'test/bench/webgpu.mjs',
-  date: new Date().toISOString().slice(0, 10),
-  machine: machine(),
+  ...reportHeader('webgpu', 'WebGPU benchmark'),
   method: [
     'fp32; the median of several runs after warm-up, each ending with `await t.item()` on one element of the result (the loss in the MLP step), so the time includes the work, not just queueing it.',
     'Where the adapter is a software Vulkan driver (lavapipe, SwiftShader), webgpu itself runs on the CPU: compare the ratio column, not the absolute figures, with a real GPU.',

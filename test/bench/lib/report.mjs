@@ -5,9 +5,12 @@
 // {
 //   bench, title, command, script, date, machine: { cpu, cores, node, platform, arch, … },
 //   method: [sentences], libraries: [{ id, label, package, version, threads, completion, notes, error? }],
-//   ratios: [{ numerator, denominator }],            // library ids; every unit is higher-is-better
-//   rows: [{ id, workload, unit, tolerance, results: { [libraryId]: Result } }]
+//   ratios: [{ numerator, denominator, label? }],   // library ids; a denominator list means the best of them
+//   lowerIsBetter?,                                   // true: every unit is a time (µs per call); else higher-is-better
+//   rows: [{ id, workload, unit, tolerance, target?, results: { [libraryId]: Result } }]
 // }
+// target: the figure the team aims for (a column when any row has one); 'target' as a ratio's
+// denominator divides by it.
 // Result: { value, ms, reps, check?: { maxAbs, rel, ok } } | { error } (reps 0: a single cold run)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, availableParallelism, platform, arch, totalmem } from 'node:os';
@@ -28,6 +31,18 @@ export function machine() {
   };
 }
 
+/** The fields every report starts with: which bench, the command that runs it, when and where. */
+export function reportHeader(bench, title) {
+  return {
+    bench,
+    title,
+    command: `npx -y pnpm@12.4.2 bench:${bench}`,
+    script: `test/bench/${bench}.mjs`,
+    date: new Date().toISOString().slice(0, 10),
+    machine: machine(),
+  };
+}
+
 export function machineLine(m) {
   return `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}/${m.arch}, Node ${m.node}`;
 }
@@ -36,15 +51,31 @@ function libraryOf(report, id) {
   return report.libraries.find((l) => l.id === id);
 }
 
+const failed = (r) => r?.check && !r.check.ok;
+
+/** A row's result for a library id; for 'target', the row's target as a result. */
+function resultOf(row, id) {
+  return id === 'target' ? (row.target == null ? undefined : { value: row.target }) : row.results[id];
+}
+
+/**
+ * The library id a ratio divides by in one row: the denominator itself, or for a list the one with
+ * the best figure (lowest when lower is better) among those that have one and passed their check.
+ */
+function denominatorOf(report, row, { denominator }) {
+  if (!Array.isArray(denominator)) return denominator;
+  const usable = denominator.filter((id) => resultOf(row, id)?.value != null && !failed(resultOf(row, id)));
+  const better = (a, b) => (report.lowerIsBetter ? resultOf(row, a).value < resultOf(row, b).value : resultOf(row, a).value > resultOf(row, b).value);
+  return usable.reduce((best, id) => (best == null || better(id, best) ? id : best), null);
+}
+
 /** The ratio of two results of one row, or null when either is missing. */
-export function ratio(row, { numerator, denominator }) {
-  const a = row.results[numerator];
-  const b = row.results[denominator];
+export function ratio(report, row, q) {
+  const a = resultOf(row, q.numerator);
+  const b = resultOf(row, denominatorOf(report, row, q));
   if (!a || !b || a.value == null || b.value == null || b.value === 0) return null;
   return a.value / b.value;
 }
-
-const failed = (r) => r?.check && !r.check.ok;
 
 /** One cell: the figure, `*` for a single cold run, ✗ for a failed check, or what went wrong. */
 function cell(report, row, id, notes) {
@@ -70,19 +101,23 @@ export function resultsTable(report) {
   // Libraries that failed to load: one note each, which their cells point to.
   const notes = report.libraries.filter((l) => l.error).map((l) => `${l.label}: not loaded: ${l.error}`);
   const ids = report.libraries.map((l) => l.id);
-  const ratioLabel = (r) => `${libraryOf(report, r.numerator)?.label ?? r.numerator} / ${libraryOf(report, r.denominator)?.label ?? r.denominator}`;
-  const header = ['workload', 'unit', ...report.libraries.map((l) => l.label), ...report.ratios.map(ratioLabel)];
+  const labelOf = (id) => libraryOf(report, id)?.label ?? id;
+  const ratioLabel = (r) => r.label ?? `${labelOf(r.numerator)} / ${labelOf(r.denominator)}`;
+  const targets = report.rows.some((row) => row.target != null);
+  const header = ['workload', 'unit', ...report.libraries.map((l) => l.label), ...(targets ? ['target'] : []), ...report.ratios.map(ratioLabel)];
   const align = ['---', '---', ...header.slice(2).map(() => '---:')];
   const lines = [`| ${header.join(' | ')} |`, `| ${align.join(' | ')} |`];
   for (const row of report.rows) {
     const values = ids.map((id) => cell(report, row, id, notes));
+    const target = targets ? [row.target == null ? '—' : `${report.lowerIsBetter ? '≤' : '≥'} ${row.target}`] : [];
     const ratios = report.ratios.map((q) => {
-      const v = ratio(row, q);
+      const v = ratio(report, row, q);
       if (v == null) return '—';
-      const bad = failed(row.results[q.numerator]) || failed(row.results[q.denominator]);
-      return `${v.toFixed(2)}×${bad ? ' ✗' : ''}`;
+      const by = denominatorOf(report, row, q);
+      const bad = failed(row.results[q.numerator]) || failed(row.results[by]);
+      return `${v.toFixed(2)}×${bad ? ' ✗' : ''}${Array.isArray(q.denominator) ? ` (${labelOf(by)})` : ''}`;
     });
-    lines.push(`| ${[row.workload, row.unit, ...values, ...ratios].join(' | ')} |`);
+    lines.push(`| ${[row.workload, row.unit, ...values, ...target, ...ratios].join(' | ')} |`);
   }
   const cold = report.rows.some((row) => Object.values(row.results).some((r) => r.reps === 0));
   const after = [];
