@@ -90,6 +90,17 @@ describe('SD-2: a mixed-device elementwise op throws DeviceMismatchError', () =>
     expect(e.createdAt).toMatch(new RegExp(`device-rule\\.test\\.ts:${at.line}:\\d+$`));
   });
 
+  it('SD-2: an op\'s result names the line where its input was created (ops inherit the site instead of capturing a stack)', () => {
+    const f = zeros([3], { device: 'fake' });
+    const [stray, at] = [tensor([1, 2, 3]), here()];
+    const derived = stray.mul(2).exp().reshape([3]).to(float32);
+    const e = expectError(() => f.add(derived), DeviceMismatchError);
+    expect(e.createdAt).toMatch(new RegExp(`device-rule\\.test\\.ts:${at.line}:\\d+$`));
+    // Moving to another device is a creation: the copy names the .to() line.
+    const [moved, movedAt] = [stray.to('fake:1'), here()];
+    expect(expectError(() => f.add(moved.mul(1)), DeviceMismatchError).createdAt).toMatch(new RegExp(`device-rule\\.test\\.ts:${movedAt.line}:\\d+$`));
+  });
+
   it('SD-2: gradients are created at the user\'s backward() call (one site captured per backward)', () => {
     const f = zeros([3], { device: 'fake' });
     const w = tensor([1, 2, 3], { requiresGrad: true });

@@ -914,6 +914,48 @@ describe('dispose and memoryStats', () => {
     expectError(() => base.dataSync(), TensorError, 'disposed');
   });
 
+  it('dispose() is PyTorch\'s del: the disposed object throws while the memory lives on for the views that share it', () => {
+    const before = memoryStats();
+    const base = ones([2, 3]);
+    const view = base.reshape([6]);
+    base.dispose();
+    expect(base.isDisposed).toBe(true);
+    expect(memoryStats().allocations).toBe(before.allocations + 1);
+    for (const use of [() => base.add(1), () => base.dataSync(), () => base.reshape([6]), () => base.t(), () => base.to(float16)]) {
+      expectError(use, TensorError, 'this tensor was disposed');
+    }
+    const sum = view.add(1);
+    expect(Array.from(sum.dataSync())).toEqual([2, 2, 2, 2, 2, 2]);
+    sum.dispose();
+    view.dispose();
+    expect(memoryStats().allocations).toBe(before.allocations);
+  });
+
+  it('dispose() of a view leaves its base usable, and the memory stays until the base goes too', () => {
+    const before = memoryStats();
+    const base = ones([4]);
+    const view = base.narrow(0, 1, 2);
+    view.dispose();
+    expectError(() => view.mul(2), TensorError, 'this tensor was disposed');
+    expect(Array.from(base.dataSync())).toEqual([1, 1, 1, 1]);
+    expect(memoryStats().allocations).toBe(before.allocations + 1);
+    base.dispose();
+    expect(memoryStats().allocations).toBe(before.allocations);
+  });
+
+  it('an in-place update outside autograd leaves nothing allocated behind (p.add_(g, alpha), p.mul_(s))', () => {
+    const p = ones([64]);
+    const g = ones([64]);
+    p.add_(g, -0.5); // warms the cache of scalar operands
+    p.mul_(0.9);
+    const before = memoryStats();
+    p.add_(g, -0.5);
+    p.mul_(0.9);
+    p.sub_(g);
+    expect(memoryStats().allocations).toBe(before.allocations);
+    expect(memoryStats().allocatedBytes).toBe(before.allocatedBytes);
+  });
+
   it('memoryStats per device: fake:0 and fake:1 are counted apart', () => {
     const b0 = memoryStats('fake:0');
     const b1 = memoryStats('fake:1');

@@ -55,7 +55,9 @@ export class CpuStorage {
   readonly byteLength: number;
   /** Byte address in the wasm heap, or -1 for a plain host array. */
   readonly address: number;
+  /** The host array, or for heap storages a view made when TypeScript code first asks for it (wasm kernels use the address). */
   private array: CpuArray | null;
+  private live = true;
   private readonly heap: WasmHeap | null;
   /** GC accounting for wasm-heap bytes (see WasmHeap.takeBallast); dropped on release. */
   private ballast: unknown;
@@ -69,28 +71,29 @@ export class CpuStorage {
     this.heap = address >= 0 ? heap! : null;
     this.ballast = this.heap ? this.heap.takeBallast() : null;
     // Heap blocks are recycled without clearing (like torch.empty); plain arrays start zeroed.
-    this.array = this.heap ? viewOf(dtype, this.heap.memory.buffer, address, numel) : allocArray(dtype, numel);
+    this.array = this.heap ? null : allocArray(dtype, numel);
   }
 
   /** The host array; throws once the storage has been freed, so use-after-free fails loudly. */
   get data(): CpuArray {
-    const array = this.array;
-    if (array === null) throw new Error(`cpu: ${this.dtype} storage of ${this.numel} elements used after free()`);
+    if (!this.live) throw new Error(`cpu: ${this.dtype} storage of ${this.numel} elements used after free()`);
+    const heap = this.heap;
+    if (heap === null) return this.array!;
     // A plain (non-shared) wasm memory detaches its buffer when it grows: re-view the new one.
-    if (this.heap !== null && array.buffer !== this.heap.memory.buffer) {
-      return (this.array = viewOf(this.dtype, this.heap.memory.buffer, this.address, this.numel));
-    }
-    return array;
+    const array = this.array;
+    if (array !== null && array.buffer === heap.memory.buffer) return array;
+    return (this.array = viewOf(this.dtype, heap.memory.buffer, this.address, this.numel));
   }
 
   /** True after `release()`. */
   get freed(): boolean {
-    return this.array === null;
+    return !this.live;
   }
 
   /** Drops the array (and returns a heap block) so its memory can be reused even while handles to the storage survive. */
   release(): void {
-    if (this.array !== null && this.heap !== null) this.heap.free(this.address);
+    if (this.live && this.heap !== null) this.heap.free(this.address);
+    this.live = false;
     this.array = null;
     this.ballast = null;
   }

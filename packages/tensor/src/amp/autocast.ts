@@ -5,7 +5,6 @@ import { isAvailable, getBackend, listBackends } from '../backend/registry.js';
 import { float32, float64, type DType } from '../dtype/dtype.js';
 import { DTypeError, TensorError, ValueError } from '../errors/errors.js';
 import { Tensor } from '../tensor/tensor.js';
-import { withCreationSite } from '../tensor/site.js';
 import { cast } from '../ops/elementwise.js';
 import { BUILTIN_POLICIES, type AutocastPolicyTable } from './policies.js';
 
@@ -271,12 +270,6 @@ function firstTensor(args: readonly unknown[]): Tensor | undefined {
  * the ops it calls. Unlisted ops, and ops called inside a listed op, run unchanged.
  */
 export function autocastOp<A extends readonly unknown[], R>(op: string, args: A, run: (...args: A) => R): R {
-  // Every tensor the op creates (its result, casts, a composite's intermediates) has the same
-  // first user frame: capture it once for the whole op.
-  return withCreationSite(() => autocastRun(op, args, run));
-}
-
-function autocastRun<A extends readonly unknown[], R>(op: string, args: A, run: (...args: A) => R): R {
   if (nesting === 0 || insideListedOp > 0) return run(...args);
   const first = firstTensor(args);
   if (!first) return run(...args);

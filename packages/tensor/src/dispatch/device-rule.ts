@@ -3,6 +3,7 @@
 import type { Device } from '../device/device.js';
 import { DeviceMismatchError, TensorError } from '../errors/errors.js';
 import type { Tensor } from '../tensor/tensor.js';
+import { inheritSite } from '../tensor/site.js';
 
 export interface NamedArg {
   readonly name: string;
@@ -27,10 +28,12 @@ function mismatch(op: string, arg: NamedArg, common: Device): DeviceMismatchErro
  * common device and the arguments that are such CPU scalars.
  */
 export function iteratorDevice(op: string, args: readonly NamedArg[]): { device: Device; cpuScalars: Set<Tensor> } {
+  inheritSite(args[0]?.tensor._site);
   const ordered = [...args.filter((a) => a.isOutput), ...args.filter((a) => !a.isOutput)];
   const common = ordered.find((a) => a.tensor.device.type !== 'cpu')?.tensor.device ?? ordered[0]!.tensor.device;
   const cpuScalars = new Set<Tensor>();
   for (const a of ordered) {
+    a.tensor._assertUsable(op);
     const d = a.tensor.device;
     if (d.equals(common)) continue;
     if (d.type === 'cpu' && a.tensor.shape.length === 0 && !a.isOutput) {
@@ -54,7 +57,11 @@ export function checkSameDevice(op: string, args: readonly { readonly name: stri
 
 /** mm, matmul, cat, gather, index_select… (SD-5): the first tensor argument decides; no exemption. */
 export function schemaDevice(op: string, args: readonly NamedArg[]): Device {
+  inheritSite(args[0]!.tensor._site);
   const common = args[0]!.tensor.device;
-  for (const a of args) if (!a.tensor.device.equals(common)) throw mismatch(op, a, common);
+  for (const a of args) {
+    a.tensor._assertUsable(op);
+    if (!a.tensor.device.equals(common)) throw mismatch(op, a, common);
+  }
   return common;
 }

@@ -14,10 +14,8 @@ export function backendOf(device: Device): Backend<unknown> {
 }
 
 export function ref(t: Tensor): TensorRef<unknown> {
-  if (t._storage.isFreed) {
-    throw new TensorError('a tensor passed to this op was disposed, so its memory is gone: dispose() frees at once, so use a tensor before disposing it');
-  }
-  return { storage: t._storage.handle, dtype: t.dtype.name, shape: t.shape, strides: t._strides, offset: t._offset };
+  t._assertUsable('an op');
+  return (t._ref ??= { storage: t._storage.handle, dtype: t.dtype.name, shape: t.shape, strides: t._strides, offset: t._offset });
 }
 
 /** Throw a DTypeError unless the device's backend computes in this dtype. */
@@ -50,5 +48,23 @@ export function allocate(shape: Shape, dtype: DType, device: Device, pinned = fa
     );
   }
   const storage = Storage.allocate(backend, device, dtype, numel, pinned);
-  return Tensor._make(storage, shape.slice(), contiguousStrides(shape), 0);
+  return Tensor._make(storage, shape, stridesFor(shape), 0);
 }
+
+// Contiguous strides per shape, frozen and shared: most tensors of a program have a few shapes.
+const STRIDES_CACHE_SIZE = 4096;
+const stridesByShape = new Map<string, readonly number[]>();
+
+function stridesFor(shape: Shape): readonly number[] {
+  if (shape.length <= 1) return shape.length === 0 ? NO_STRIDES : UNIT_STRIDE;
+  const key = shape.join(',');
+  let strides = stridesByShape.get(key);
+  if (strides === undefined) {
+    if (stridesByShape.size >= STRIDES_CACHE_SIZE) stridesByShape.clear();
+    strides = Object.freeze(contiguousStrides(shape));
+    stridesByShape.set(key, strides);
+  }
+  return strides;
+}
+const NO_STRIDES: readonly number[] = Object.freeze([]);
+const UNIT_STRIDE: readonly number[] = Object.freeze([1]);

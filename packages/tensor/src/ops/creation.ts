@@ -1,5 +1,6 @@
 // Factories. New tensors go to the default device (cpu) unless `device` is given (DEV-4);
 // `*Like` factories copy dtype and device from their argument (DEV-5).
+import { withCreationSite } from '../tensor/site.js';
 import { bfloat16, bool, DTYPES, float16, float32, float64, hostArrayFor, int32, type DType, type HostArray } from '../dtype/dtype.js';
 import { float32ToBFloat16Bits, float32ToFloat16Bits } from '../dtype/half.js';
 import type { DeviceLike } from '../device/device.js';
@@ -59,12 +60,15 @@ function deviceOf(options: FactoryOptions | undefined) {
  * A tensor of `shape` with every element `fillValue` (bool dtype for a boolean value, else float32 unless `dtype` says otherwise).
  */
 export function full(shape: readonly number[], fillValue: number | boolean, options?: FactoryOptions): Tensor {
-  const dims = checkShape(shape, 'full');
-  if (typeof fillValue !== 'number' && typeof fillValue !== 'boolean') throw new TypeError(`full(): fillValue must be a number or boolean, got ${typeof fillValue}`);
-  const dtype = options?.dtype ? checkDType(options.dtype, 'full') : typeof fillValue === 'boolean' ? bool : float32;
-  const t = allocate(dims, dtype, deviceOf(options));
-  if (t.numel() > 0) backendOf(t.device).kernels.fill(ref(t), Number(fillValue));
-  return finish(t, options, 'full');
+  // A factory is where a tensor is created: capture the user line once for all it allocates.
+  return withCreationSite(() => {
+    const dims = checkShape(shape, 'full');
+    if (typeof fillValue !== 'number' && typeof fillValue !== 'boolean') throw new TypeError(`full(): fillValue must be a number or boolean, got ${typeof fillValue}`);
+    const dtype = options?.dtype ? checkDType(options.dtype, 'full') : typeof fillValue === 'boolean' ? bool : float32;
+    const t = allocate(dims, dtype, deviceOf(options));
+    if (t.numel() > 0) backendOf(t.device).kernels.fill(ref(t), Number(fillValue));
+    return finish(t, options, 'full');
+  });
 }
 
 /** A tensor of `shape` filled with 0 (float32 unless `dtype` says otherwise). */
@@ -79,8 +83,11 @@ export function ones(shape: readonly number[], options?: FactoryOptions): Tensor
 
 /** Uninitialised memory: contents are whatever the backend's allocator gives. */
 export function empty(shape: readonly number[], options?: FactoryOptions): Tensor {
-  const t = allocate(checkShape(shape, 'empty'), checkDType(options?.dtype, 'empty'), deviceOf(options));
-  return finish(t, options, 'empty');
+  // A factory is where a tensor is created: capture the user line once for all it allocates.
+  return withCreationSite(() => {
+    const t = allocate(checkShape(shape, 'empty'), checkDType(options?.dtype, 'empty'), deviceOf(options));
+    return finish(t, options, 'empty');
+  });
 }
 
 type Nested = number | boolean | readonly Nested[];
@@ -125,29 +132,32 @@ function encode(values: ArrayLike<number | boolean>, dtype: DType): HostArray {
  * give bool; typed arrays keep their type (Uint8Array → bool? no: uint8 data is read as int32).
  */
 export function tensor(data: TensorData, options?: FactoryOptions): Tensor {
-  let shape: number[];
-  let flat: ArrayLike<number | boolean>;
-  let inferred: DType = float32;
-  if (ArrayBuffer.isView(data)) {
-    if (data instanceof Uint16Array) throw new DTypeError('tensor(): a Uint16Array is ambiguous (float16 or bfloat16 bits?); convert to numbers first', 'tensor');
-    shape = [data.length];
-    flat = data as ArrayLike<number>;
-    inferred = data instanceof Float64Array ? float64 : data instanceof Int32Array ? int32 : data instanceof Uint8Array ? int32 : float32;
-  } else {
-    shape = inferShapeOf(data as Nested, 'tensor');
-    flat = (Array.isArray(data) ? (data as unknown[]).flat(Infinity) : [data]) as (number | boolean)[];
-    if (flat.length > 0 && (flat as (number | boolean)[]).every((v) => typeof v === 'boolean')) inferred = bool;
-  }
-  const dtype = options?.dtype ? checkDType(options.dtype, 'tensor') : inferred;
-  if (dtype === int32) {
-    for (let i = 0; i < flat.length; i++) {
-      const v = Number(flat[i]);
-      if (!Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) throw new ValueError(`tensor(): value ${v} at flat index ${i} is not an int32`);
+  // A factory is where a tensor is created: capture the user line once for all it allocates.
+  return withCreationSite(() => {
+    let shape: number[];
+    let flat: ArrayLike<number | boolean>;
+    let inferred: DType = float32;
+    if (ArrayBuffer.isView(data)) {
+      if (data instanceof Uint16Array) throw new DTypeError('tensor(): a Uint16Array is ambiguous (float16 or bfloat16 bits?); convert to numbers first', 'tensor');
+      shape = [data.length];
+      flat = data as ArrayLike<number>;
+      inferred = data instanceof Float64Array ? float64 : data instanceof Int32Array ? int32 : data instanceof Uint8Array ? int32 : float32;
+    } else {
+      shape = inferShapeOf(data as Nested, 'tensor');
+      flat = (Array.isArray(data) ? (data as unknown[]).flat(Infinity) : [data]) as (number | boolean)[];
+      if (flat.length > 0 && (flat as (number | boolean)[]).every((v) => typeof v === 'boolean')) inferred = bool;
     }
-  }
-  const t = allocate(shape, dtype, deviceOf(options));
-  if (flat.length > 0) backendOf(t.device).write(t._storage.handle, encode(flat, dtype), 0);
-  return finish(t, options, 'tensor');
+    const dtype = options?.dtype ? checkDType(options.dtype, 'tensor') : inferred;
+    if (dtype === int32) {
+      for (let i = 0; i < flat.length; i++) {
+        const v = Number(flat[i]);
+        if (!Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) throw new ValueError(`tensor(): value ${v} at flat index ${i} is not an int32`);
+      }
+    }
+    const t = allocate(shape, dtype, deviceOf(options));
+    if (flat.length > 0) backendOf(t.device).write(t._storage.handle, encode(flat, dtype), 0);
+    return finish(t, options, 'tensor');
+  });
 }
 
 /** `arange(end)` or `arange(start, end, step?)`: int32 when all arguments are integers, else float32. */
@@ -155,38 +165,44 @@ export function arange(end: number, options?: FactoryOptions): Tensor;
 export function arange(start: number, end: number, options?: FactoryOptions): Tensor;
 export function arange(start: number, end: number, step: number, options?: FactoryOptions): Tensor;
 export function arange(start: number, end?: number | FactoryOptions, step?: number | FactoryOptions, options?: FactoryOptions): Tensor {
-  // `arange(end, { dtype })` like PyTorch's `arange(5, dtype=…)`: options may follow any count of numbers.
-  if (typeof end === 'object' && end !== null) { options = end; end = undefined; }
-  if (typeof step === 'object' && step !== null) { options = step; step = undefined; }
-  let lo = start;
-  let hi = end;
-  if (hi === undefined) { hi = start; lo = 0; }
-  const st = step ?? 1;
-  for (const [name, v] of [['start', lo], ['end', hi], ['step', st]] as const) checkFiniteNumber(v, name, 'arange');
-  if (st === 0) throw new ValueError('arange(): step must be nonzero');
-  if ((hi - lo) / st < 0) throw new ValueError(`arange(): upper bound and larger bound inconsistent with step sign (start ${lo}, end ${hi}, step ${st})`);
-  const n = Math.ceil((hi - lo) / st);
-  const allInt = Number.isInteger(lo) && Number.isInteger(hi) && Number.isInteger(st);
-  const dtype = options?.dtype ? checkDType(options.dtype, 'arange') : allInt ? int32 : float32;
-  const values = new Float64Array(n);
-  for (let i = 0; i < n; i++) values[i] = lo + i * st;
-  if (dtype === int32) for (let i = 0; i < n; i++) values[i] = Math.trunc(values[i]!); // computed in float, cast like PyTorch
-  return tensor(values, { ...options, dtype });
+  // A factory is where a tensor is created: capture the user line once for all it allocates.
+  return withCreationSite(() => {
+    // `arange(end, { dtype })` like PyTorch's `arange(5, dtype=…)`: options may follow any count of numbers.
+    if (typeof end === 'object' && end !== null) { options = end; end = undefined; }
+    if (typeof step === 'object' && step !== null) { options = step; step = undefined; }
+    let lo = start;
+    let hi = end;
+    if (hi === undefined) { hi = start; lo = 0; }
+    const st = step ?? 1;
+    for (const [name, v] of [['start', lo], ['end', hi], ['step', st]] as const) checkFiniteNumber(v, name, 'arange');
+    if (st === 0) throw new ValueError('arange(): step must be nonzero');
+    if ((hi - lo) / st < 0) throw new ValueError(`arange(): upper bound and larger bound inconsistent with step sign (start ${lo}, end ${hi}, step ${st})`);
+    const n = Math.ceil((hi - lo) / st);
+    const allInt = Number.isInteger(lo) && Number.isInteger(hi) && Number.isInteger(st);
+    const dtype = options?.dtype ? checkDType(options.dtype, 'arange') : allInt ? int32 : float32;
+    const values = new Float64Array(n);
+    for (let i = 0; i < n; i++) values[i] = lo + i * st;
+    if (dtype === int32) for (let i = 0; i < n; i++) values[i] = Math.trunc(values[i]!); // computed in float, cast like PyTorch
+    return tensor(values, { ...options, dtype });
+  });
 }
 
 /** `steps` evenly spaced values from start to end inclusive (PyTorch's symmetric formula). */
 export function linspace(start: number, end: number, steps: number, options?: FactoryOptions): Tensor {
-  checkFiniteNumber(start, 'start', 'linspace');
-  checkFiniteNumber(end, 'end', 'linspace');
-  if (!Number.isInteger(steps) || steps < 0) throw new ValueError(`linspace(): number of steps must be a non-negative integer, got ${steps}`);
-  const values = new Float64Array(steps);
-  const step = steps > 1 ? (end - start) / (steps - 1) : 0;
-  const half = Math.floor(steps / 2);
-  for (let i = 0; i < steps; i++) values[i] = i < half ? start + step * i : end - step * (steps - 1 - i);
-  if (steps === 1) values[0] = start; // PyTorch: a single step is `start`, not `end`
-  const dtype = checkDType(options?.dtype, 'linspace');
-  if (dtype === int32) for (let i = 0; i < steps; i++) values[i] = Math.trunc(values[i]!); // e.g. [0, 3, 6, 10], as PyTorch casts
-  return tensor(values, { ...options, dtype });
+  // A factory is where a tensor is created: capture the user line once for all it allocates.
+  return withCreationSite(() => {
+    checkFiniteNumber(start, 'start', 'linspace');
+    checkFiniteNumber(end, 'end', 'linspace');
+    if (!Number.isInteger(steps) || steps < 0) throw new ValueError(`linspace(): number of steps must be a non-negative integer, got ${steps}`);
+    const values = new Float64Array(steps);
+    const step = steps > 1 ? (end - start) / (steps - 1) : 0;
+    const half = Math.floor(steps / 2);
+    for (let i = 0; i < steps; i++) values[i] = i < half ? start + step * i : end - step * (steps - 1 - i);
+    if (steps === 1) values[0] = start; // PyTorch: a single step is `start`, not `end`
+    const dtype = checkDType(options?.dtype, 'linspace');
+    if (dtype === int32) for (let i = 0; i < steps; i++) values[i] = Math.trunc(values[i]!); // e.g. [0, 3, 6, 10], as PyTorch casts
+    return tensor(values, { ...options, dtype });
+  });
 }
 
 function randomTensor(shape: readonly number[], options: RandomOptions | undefined, op: string, fillFn: (t: Tensor, g: Generator) => void, dtype: DType): Tensor {
@@ -218,33 +234,42 @@ function floatDType(options: FactoryOptions | undefined, op: string): DType {
 
 /** Uniform on [0, 1), from the counter-based generator: the same numbers on every backend. */
 export function rand(shape: readonly number[], options?: RandomOptions): Tensor {
-  const dtype = floatDType(options, 'rand');
-  return finish(truncateToPrecision(uniform01(shape, options, 'rand'), dtype), options, 'rand');
+  // A factory is where a tensor is created: capture the user line once for all it allocates.
+  return withCreationSite(() => {
+    const dtype = floatDType(options, 'rand');
+    return finish(truncateToPrecision(uniform01(shape, options, 'rand'), dtype), options, 'rand');
+  });
 }
 
 /** Standard normal by Box–Muller over two uniform draws, computed in float32. */
 export function randn(shape: readonly number[], options?: RandomOptions): Tensor {
-  const dtype = floatDType(options, 'randn');
-  const u1 = uniform01(shape, options, 'randn');
-  const u2 = uniform01(shape, options, 'randn');
-  const radius = unary('sqrt', binary('mul', unary('log', binary('sub', 1, u1)), -2)); // 1 − u1 ∈ (0, 1]
-  const z = binary('mul', radius, unary('cos', binary('mul', u2, 2 * Math.PI)));
-  return finish(cast(z, dtype), options, 'randn');
+  // A factory is where a tensor is created: capture the user line once for all it allocates.
+  return withCreationSite(() => {
+    const dtype = floatDType(options, 'randn');
+    const u1 = uniform01(shape, options, 'randn');
+    const u2 = uniform01(shape, options, 'randn');
+    const radius = unary('sqrt', binary('mul', unary('log', binary('sub', 1, u1)), -2)); // 1 − u1 ∈ (0, 1]
+    const z = binary('mul', radius, unary('cos', binary('mul', u2, 2 * Math.PI)));
+    return finish(cast(z, dtype), options, 'randn');
+  });
 }
 
 /** Integers uniform on [low, high); `randint(high, shape)` means low = 0. int32 by default. */
 export function randint(low: number, high: number | readonly number[], shape?: readonly number[] | RandomOptions, options?: RandomOptions): Tensor {
-  if (Array.isArray(high)) { options = shape as RandomOptions | undefined; shape = high; high = low; low = 0; }
-  const lo = low;
-  const hi = high as number;
-  if (!Number.isInteger(lo) || !Number.isInteger(hi)) throw new ValueError(`randint(): low and high must be integers, got ${lo} and ${hi}`);
-  if (hi <= lo) throw new ValueError(`randint(): random_ expects 'from' to be less than 'to', but got from=${lo} >= to=${hi}`);
-  if (lo < -(2 ** 31) || hi > 2 ** 31 || hi - lo > 2 ** 32) throw new ValueError(`randint(): [${lo}, ${hi}) must fit in int32`);
-  const dtype = options?.dtype ? checkDType(options.dtype, 'randint') : int32;
-  const ints = randomTensor(shape as readonly number[], options, 'randint', (t, g) => {
-    if (t.numel() > 0) backendOf(t.device).kernels.random(ref(t), g.next(t.numel(), { kind: 'randint', low: lo, high: hi }));
-  }, int32);
-  return finish(cast(ints, dtype), options, 'randint');
+  // A factory is where a tensor is created: capture the user line once for all it allocates.
+  return withCreationSite(() => {
+    if (Array.isArray(high)) { options = shape as RandomOptions | undefined; shape = high; high = low; low = 0; }
+    const lo = low;
+    const hi = high as number;
+    if (!Number.isInteger(lo) || !Number.isInteger(hi)) throw new ValueError(`randint(): low and high must be integers, got ${lo} and ${hi}`);
+    if (hi <= lo) throw new ValueError(`randint(): random_ expects 'from' to be less than 'to', but got from=${lo} >= to=${hi}`);
+    if (lo < -(2 ** 31) || hi > 2 ** 31 || hi - lo > 2 ** 32) throw new ValueError(`randint(): [${lo}, ${hi}) must fit in int32`);
+    const dtype = options?.dtype ? checkDType(options.dtype, 'randint') : int32;
+    const ints = randomTensor(shape as readonly number[], options, 'randint', (t, g) => {
+      if (t.numel() > 0) backendOf(t.device).kernels.random(ref(t), g.next(t.numel(), { kind: 'randint', low: lo, high: hi }));
+    }, int32);
+    return finish(cast(ints, dtype), options, 'randint');
+  });
 }
 
 type LikeOptions = FactoryOptions;

@@ -3,6 +3,7 @@
 // autograd is the same whichever path ran. @core/nn's F.crossEntropy calls this first and runs its
 // decomposition when it returns undefined (no kernel, fusion disabled, or a case the kernel
 // declines: class weights, probability targets, spatial dims, empty inputs).
+import { inheritSite } from '../tensor/site.js';
 import { bfloat16, float16, float32, int32 } from '../dtype/dtype.js';
 import { allocate, backendOf, ref } from '../dispatch/run.js';
 import { record } from '../autograd/engine.js';
@@ -35,6 +36,7 @@ export function fusedCrossEntropy(input: Tensor, target: Tensor, options: FusedC
   const kernel = fusedKernel(backend, 'crossEntropy');
   if (!kernel) return undefined;
   const { ignoreIndex, labelSmoothing, reduction } = options;
+  inheritSite(input._site);
   const x = input.ndim === 1 ? input.unsqueeze(0) : input;
   const t = target.ndim === 0 ? target.reshape([1]) : target;
   const [n, classes] = x.shape as [number, number];

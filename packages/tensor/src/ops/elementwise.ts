@@ -13,6 +13,7 @@ import { needsGrad, record } from '../autograd/engine.js';
 import { noGrad } from '../autograd/grad-mode.js';
 import { BINARY_GRADS, UNARY_GRADS, UNARY_SAVES } from '../autograd/derivatives.js';
 import { autocastOp } from '../amp/autocast.js';
+import { inheritSite, withSite } from '../tensor/site.js';
 
 /** A tensor holding one value, on `device`, for scalars taking part in an op. */
 export function scalarTensor(value: number, dtype: DType, device: Device): Tensor {
@@ -21,9 +22,29 @@ export function scalarTensor(value: number, dtype: DType, device: Device): Tenso
   return t;
 }
 
+// The scalars that ops read (`x.mul(2)`, `p.add(g, -lr)`), kept per device, dtype and value: a
+// training loop uses the same few every step, and a kernel never writes its inputs.
+const SCALAR_CACHE_SIZE = 1024;
+const scalars = new Map<string, Tensor>();
+const cached = new WeakSet<Tensor>();
+
+/** A cached read-only 0-dim tensor holding `value`, for an op to read and never to return. */
+function cachedScalar(value: number, dtype: DType, device: Device): Tensor {
+  const key = `${device}|${dtype.name}|${Object.is(value, -0) ? '-0' : value}`;
+  let t = scalars.get(key);
+  if (t === undefined || t._storage.isFreed) {
+    if (scalars.size >= SCALAR_CACHE_SIZE) scalars.clear();
+    t = withSite(undefined, () => scalarTensor(value, dtype, device));
+    scalars.set(key, t);
+    cached.add(t);
+  }
+  return t;
+}
+
 /** `x` in another dtype on the same device (the same tensor when nothing changes). */
 export function cast(x: Tensor, dtype: DType): Tensor {
   if (x.dtype === dtype) return x;
+  inheritSite(x._site);
   const backend = backendOf(x.device);
   requireStorage(backend, dtype, 'to');
   const out = allocate(x.shape, dtype, x.device);
@@ -56,20 +77,55 @@ function tensorArgs(names: readonly string[], values: readonly TensorOrScalar[])
 }
 
 function checkOperand(op: string, v: unknown, name: string): void {
-  if (v instanceof Tensor) { v._storage.assertLive(op); return; }
+  if (v instanceof Tensor) { v._assertUsable(op); return; }
   if (typeof v === 'boolean') return;
   if (typeof v !== 'number') {
     throw new TypeError(`${op}(): argument '${name}' must be a Tensor or a number, not ${v === null ? 'null' : typeof v}`);
   }
 }
 
-/** Bring an operand to `device` and `dtype` as a view broadcast to `shape`. */
-function operand(v: TensorOrScalar, dtype: DType, device: Device, shape: readonly number[], cpuScalars: Set<Tensor>): Tensor {
-  let t: Tensor;
-  if (!(v instanceof Tensor)) t = scalarTensor(Number(v), dtype, device);
-  else if (cpuScalars.has(v)) t = scalarTensor(Number((v as Tensor).dataSync()[0]), dtype, device); // SD-3: read as a scalar
-  else t = cast(v, dtype);
-  return Tensor._internal(t._storage, shape, broadcastStrides(t.shape, t._strides, shape), t._offset);
+/** An operand on `device` in `dtype`: the tensor itself, a cast of it, or a scalar's tensor. */
+function operand(v: TensorOrScalar, dtype: DType, device: Device, cpuScalars: Set<Tensor>): Tensor {
+  if (!(v instanceof Tensor)) return cachedScalar(Number(v), dtype, device);
+  if (cpuScalars.has(v)) return cachedScalar(Number(v.dataSync()[0]), dtype, device); // SD-3: read as a scalar
+  return cast(v, dtype);
+}
+
+/** A kernel's view of `t` broadcast to `shape`. */
+function broadcastRef(t: Tensor, shape: readonly number[]): ReturnType<typeof ref> {
+  return ref(Tensor._internal(t._storage, shape, broadcastStrides(t.shape, t._strides, shape), t._offset));
+}
+
+/**
+ * The common case without broadcasting, promotion or scalars: tensors of one dtype, device and
+ * shape that the kernel reads as they are. Returns null when the general path is needed.
+ */
+function sameLayoutOperands(
+  op: string,
+  values: readonly TensorOrScalar[],
+  pick: (promoted: DType) => { compute: DType; out: DType },
+  launch: (refs: ReturnType<typeof ref>[], out: ReturnType<typeof ref>, device: Device) => void,
+): Tensor | null {
+  const a = values[0];
+  if (!(a instanceof Tensor) || values.length > 2) return null;
+  const b = values.length === 2 ? values[1] : a;
+  if (!(b instanceof Tensor) || b.dtype !== a.dtype || (b !== a && !(sameShape(a.shape, b.shape) && a.device.equals(b.device)))) return null;
+  a._assertUsable(op);
+  b._assertUsable(op);
+  const { compute, out: outDType } = pick(a.dtype);
+  if (compute !== a.dtype) return null;
+  inheritSite(a._site);
+  requireCompute(backendOf(a.device), compute, op);
+  const out = allocate(a.shape, outDType, a.device);
+  if (out.numel() > 0) launch(values.length === 2 ? [ref(a), ref(b)] : [ref(a)], ref(out), a.device);
+  return out;
+}
+
+function sameShape(x: readonly number[], y: readonly number[]): boolean {
+  if (x === y) return true;
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
 }
 
 /** Run one elementwise kernel over promoted, broadcast operands. */
@@ -80,6 +136,8 @@ function elementwise(
   pick: (promoted: DType) => { compute: DType; out: DType },
   launch: (refs: ReturnType<typeof ref>[], out: ReturnType<typeof ref>, device: Device) => void,
 ): Tensor {
+  const fast = sameLayoutOperands(op, values, pick, launch);
+  if (fast !== null) return fast;
   values.forEach((v, i) => checkOperand(op, v, names[i]!));
   const args = tensorArgs(names, values);
   const { device, cpuScalars } = iteratorDevice(op, args);
@@ -93,10 +151,16 @@ function elementwise(
   const widen = (compute === float16 || compute === bfloat16) && outDType === compute && values.some(isScalar);
   const computeIn = widen ? float32 : compute;
   const out = allocate(shape, widen ? float32 : outDType, device);
-  if (out.numel() === 0) return widen ? cast(out, outDType) : out;
-  const refs = values.map((v) => ref(operand(v, computeIn, device, shape, cpuScalars)));
-  launch(refs, ref(out), device);
-  return widen ? cast(out, outDType) : out;
+  if (out.numel() > 0) {
+    const operands = values.map((v) => operand(v, computeIn, device, cpuScalars));
+    launch(operands.map((t) => broadcastRef(t, shape)), ref(out), device);
+    // Casts made only to feed this kernel are freed now, not when the collector finds them.
+    operands.forEach((t, i) => { if (t !== values[i] && !cached.has(t)) t.dispose(); });
+  }
+  if (!widen) return out;
+  const rounded = cast(out, outDType);
+  out.dispose();
+  return rounded;
 }
 
 /** A unary elementwise op; autocast applies its policy (exp, log… run in float32 on GPUs, AC-9). */
@@ -155,7 +219,7 @@ function asOperand(v: TensorOrScalar, like: { readonly dtype: DType; readonly de
 }
 
 export function add(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
-  return binary('add', a, scaled(b, alpha));
+  return withScaled(b, alpha, (sb) => binary('add', a, sb));
 }
 
 export function sub(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
@@ -165,7 +229,15 @@ export function sub(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
   if (aBool !== bBool) {
     throw new DTypeError('Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logicalNot()` operator instead.', 'sub', 'bool');
   }
-  return binary('sub', a, scaled(b, alpha));
+  return withScaled(b, alpha, (sb) => binary('sub', a, sb));
+}
+
+/** Runs `fn` on `alpha · b`; add's and sub's backward never read it, so that product is freed after. */
+function withScaled(b: TensorOrScalar, alpha: number | undefined, fn: (scaledB: TensorOrScalar) => Tensor): Tensor {
+  const sb = scaled(b, alpha);
+  const y = fn(sb);
+  if (sb !== b && sb instanceof Tensor) sb.dispose();
+  return y;
 }
 
 function scaled(b: TensorOrScalar, alpha: number | undefined): TensorOrScalar {
@@ -193,13 +265,10 @@ export function where(condition: Tensor, a: TensorOrScalar, b: TensorOrScalar): 
   const shape = broadcastShapes(args.map((x) => x.tensor.shape), 'where');
   const out = allocate(shape, dtype, device);
   if (out.numel() === 0) return out;
-  const cond = operand(condition, bool, device, shape, cpuScalars);
-  backendOf(device).kernels.where(
-    ref(cond),
-    ref(operand(a, dtype, device, shape, cpuScalars)),
-    ref(operand(b, dtype, device, shape, cpuScalars)),
-    ref(out),
-  );
+  const cond = operand(condition, bool, device, cpuScalars);
+  const [ta, tb] = [operand(a, dtype, device, cpuScalars), operand(b, dtype, device, cpuScalars)];
+  backendOf(device).kernels.where(broadcastRef(cond, shape), broadcastRef(ta, shape), broadcastRef(tb, shape), ref(out));
+  for (const [t, v] of [[ta, a], [tb, b]] as const) if (t !== v && !cached.has(t)) t.dispose();
   return record('whereBackward', out, [condition, a, b], (g) => [null, where(cond, g, 0), where(cond, 0, g)], [condition]);
 }
 

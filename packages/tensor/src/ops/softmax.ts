@@ -1,5 +1,6 @@
 // softmax and logSoftmax: a fused kernel when the backend has one, else the decomposition
 // exp(x − max) / Σ exp(x − max), computed in f32 for half types and rounded once.
+import { inheritSite } from '../tensor/site.js';
 import type { Backend, FusedKernels } from '../backend/contract.js';
 import { float32, float64, type DType } from '../dtype/dtype.js';
 import { DTypeError } from '../errors/errors.js';
@@ -34,6 +35,7 @@ function run(op: 'softmax' | 'logSoftmax', x: Tensor, dim: number): Tensor {
     throw new DTypeError(`${op}(): expected a floating point tensor, got ${x.dtype.name}; use x.float().${op}(${dim})`, op, x.dtype.name);
   }
   const d = normalizeDim(dim, x.ndim, op);
+  inheritSite(x._site);
   const backend = backendOf(x.device);
   requireCompute(backend, x.dtype, op);
   if (x.numel() === 0) return allocate(x.shape, x.dtype, x.device);

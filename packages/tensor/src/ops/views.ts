@@ -6,6 +6,7 @@ import { broadcastStrides, checkShape, inferShape, normalizeDim, numelOf, viewSt
 import { noGrad } from '../autograd/grad-mode.js';
 import { record } from '../autograd/engine.js';
 import type { BackwardFn } from '../autograd/node.js';
+import { inheritSite } from '../tensor/site.js';
 
 /**
  * A view of x's storage. `backward` maps the view's gradient to x's; the default, a reshape,
@@ -28,6 +29,7 @@ export function detach(x: Tensor): Tensor {
 
 /** A contiguous copy of any view. */
 export function contiguousCopy(x: Tensor): Tensor {
+  inheritSite(x._site);
   const out = allocate(x.shape, x.dtype, x.device);
   if (x.numel() > 0) backendOf(x.device).kernels.copy(ref(x), ref(out));
   return record('CloneBackward', out, [x], (g) => [g]);

@@ -1,23 +1,16 @@
 // A device allocation shared by a tensor and its views. Freed when the last tensor over it is
-// disposed, or when the garbage collector finds it unreachable.
+// disposed, or when the garbage collector finds it unreachable (reclaim.ts says when that runs).
 import type { Backend } from '../backend/contract.js';
 import type { DType } from '../dtype/dtype.js';
 import type { Device } from '../device/device.js';
-import { TensorError } from '../errors/errors.js';
-
-interface Held {
-  readonly backend: Backend<unknown>;
-  readonly handle: unknown;
-}
-
-const collector = new FinalizationRegistry<Held>((h) => h.backend.free(h.handle));
+import { beforeAllocate, track, untrack, type Held } from './reclaim.js';
 
 export class Storage {
   private users = 0;
   private freed = false;
   /** Bumped by every in-place write; autograd checks saved tensors against it. Shared by views. */
   version = 0;
-  private readonly token = {};
+  private readonly held: Held;
 
   constructor(
     readonly backend: Backend<unknown>,
@@ -28,10 +21,13 @@ export class Storage {
     /** Page-locked host memory (CPU storages only): see `Tensor.pinMemory()`. */
     readonly pinned: boolean = false,
   ) {
-    collector.register(this, { backend, handle }, this.token);
+    // The registry's record must not reach this Storage, or it would never be collected.
+    this.held = { backend, handle, bytes: numel * dtype.itemsize };
+    track(this, this.held);
   }
 
   static allocate(backend: Backend<unknown>, device: Device, dtype: DType, numel: number, pinned = false): Storage {
+    beforeAllocate(numel * dtype.itemsize);
     return new Storage(backend, backend.alloc(device.index ?? 0, dtype.name, numel), device, dtype, numel, pinned);
   }
 
@@ -57,11 +53,7 @@ export class Storage {
   free(): void {
     if (this.freed) return;
     this.freed = true;
-    collector.unregister(this.token);
+    untrack(this.held);
     this.backend.free(this.handle);
-  }
-
-  assertLive(op: string): void {
-    if (this.freed) throw new TensorError(`${op}: this tensor was disposed; its memory is gone`);
   }
 }

@@ -1,7 +1,7 @@
 import type { DType } from '../dtype/dtype.js';
 import { bfloat16, bool, float16, float32, float64, int32 } from '../dtype/dtype.js';
 import type { Device, DeviceLike } from '../device/device.js';
-import { captureSite, type CreationSite } from './site.js';
+import { currentSite, type CreationSite } from './site.js';
 import { isContiguous, normalizeDim, numelOf } from './shape.js';
 import type { Storage } from './storage.js';
 import * as views from '../ops/views.js';
@@ -12,6 +12,7 @@ import * as idx from '../ops/indexing.js';
 import * as sm from '../ops/softmax.js';
 import * as xfer from './transfer.js';
 import type { Node } from '../autograd/node.js';
+import type { TensorRef } from '../backend/contract.js';
 import { runBackward, type BackwardOptions } from '../autograd/engine.js';
 import { isGradEnabled } from '../autograd/grad-mode.js';
 import { DTypeError, TensorError } from '../errors/errors.js';
@@ -46,7 +47,10 @@ export class Tensor {
   /** @internal Offset into the storage, in elements. */ _offset: number;
   /** @internal Where the tensor was created, for device-mismatch errors. */ readonly _site: CreationSite;
   /** @internal The autograd node that produced this tensor (null for leaves). */ _gradFn: Node | null = null;
+  /** @internal What kernels are given for this tensor, made once (set_() drops it). */ _ref: TensorRef<unknown> | null = null;
   private _disposed = false;
+  /** Counts as a user of its storage (false for kernel-only views, which never free it). */
+  private _holds: boolean;
   private _leafRequiresGrad = false;
   private _shape: readonly number[];
 
@@ -55,17 +59,18 @@ export class Tensor {
 
   private constructor(storage: Storage, shape: readonly number[], strides: readonly number[], offset: number, site: CreationSite, counted: boolean) {
     this._storage = storage;
-    this._shape = Object.freeze(shape.slice());
-    this._strides = Object.freeze(strides.slice());
+    // Frozen arrays are shared as they are (an op's result takes its input's shape).
+    this._shape = Object.isFrozen(shape) ? shape : Object.freeze(shape.slice());
+    this._strides = Object.isFrozen(strides) ? strides : Object.freeze(strides.slice());
     this._offset = offset;
     this._site = site;
+    this._holds = counted;
     if (counted) storage.retain();
-    else this._disposed = true; // never holds the storage: dispose() is a no-op
   }
 
   /** @internal Core's way to make a tensor the user will see: it records where it was created. */
   static _make(storage: Storage, shape: readonly number[], strides: readonly number[], offset: number): Tensor {
-    return new Tensor(storage, shape, strides, offset, captureSite(), true);
+    return new Tensor(storage, shape, strides, offset, currentSite(), true);
   }
 
   /**
@@ -73,6 +78,7 @@ export class Tensor {
    * creation site, so a stray view is reported where its data was made.
    */
   static _viewOf(base: Tensor, shape: readonly number[], strides: readonly number[], offset: number): Tensor {
+    base._assertUsable('a view');
     return new Tensor(base._storage, shape, strides, offset, base._site, true);
   }
 
@@ -112,19 +118,33 @@ export class Tensor {
   storageOffset(): number { return this._offset; }
   /** True when the elements are laid out row-major with no gaps, so kernels can read them linearly. */
   isContiguous(): boolean { return isContiguous(this.shape, this._strides); }
-  /** True after `dispose()`: the tensor no longer holds its memory and cannot be used. */
+  /** True after `dispose()`: this tensor object no longer holds its memory and cannot be used. */
   get isDisposed(): boolean { return this._disposed; }
+
+  /** @internal Throws the use-after-dispose error: for this object once disposed, and for every tensor over freed memory. */
+  _assertUsable(op: string): void {
+    if (this._disposed || this._storage.isFreed) {
+      throw new TensorError(
+        `${op}: this tensor was disposed, so it cannot be used any more. dispose() is PyTorch's \`del\`: other tensors that share its memory ` +
+          '(views, the tensor it was viewed from) stay usable, and the memory is freed when the last of them is disposed or collected.',
+      );
+    }
+  }
 
   /** A one-line summary with shape, dtype and device (no values: reading them may need to wait). */
   toString(): string {
     return `Tensor(shape=[${this.shape.join(', ')}], dtype=${this.dtype.name}, device=${this.device})`;
   }
 
-  /** Release this tensor's hold on its memory now, instead of waiting for the garbage collector. */
+  /**
+   * Drop this tensor now instead of waiting for the garbage collector, like PyTorch's `del t`: this
+   * object can't be used afterwards, and its memory is freed at once unless another tensor shares
+   * it (a view, or the tensor it is a view of), which stays usable. A second call does nothing.
+   */
   dispose(): void {
     if (this._disposed) return;
     this._disposed = true;
-    this._storage.release();
+    if (this._holds) this._storage.release();
   }
 
   /** Lets `using t = …` dispose the tensor at the end of the block. */
@@ -192,10 +212,13 @@ export class Tensor {
    */
   set_(source: Tensor): this {
     if (!(source instanceof Tensor)) throw new TypeError('set_(): source must be a Tensor');
+    source._assertUsable('set_');
     source._storage.retain();
-    if (!this._disposed) this._storage.release();
+    if (this._holds && !this._disposed) this._storage.release();
+    this._holds = true;
     this._disposed = false;
     this._storage = source._storage;
+    this._ref = null;
     this._shape = source._shape;
     this._strides = source._strides;
     this._offset = source._offset;

@@ -16,6 +16,8 @@ import { contiguousCopy } from '../ops/views.js';
 import { isGradEnabled } from '../autograd/grad-mode.js';
 import { Node } from '../autograd/node.js';
 import { record } from '../autograd/engine.js';
+import { captureSite, inheritSite, withCreationSite, withSite } from './site.js';
+import { nextTurn } from './reclaim.js';
 
 /** What `toArray()` returns: nested arrays in the tensor's shape, or a number for a 0-dim tensor. */
 export type NestedArray = number | NestedArray[];
@@ -107,7 +109,7 @@ function moved(x: Tensor, device: Device, dtype: DType, pinned: boolean, host: H
 
 /** `.to()`: the same object when nothing changes (DEV-7), otherwise a new tensor. */
 export function to(x: Tensor, target: DeviceLike | DType | Tensor | ToOptions, options?: Omit<ToOptions, 'device'>): Tensor {
-  x._storage.assertLive('to');
+  x._assertUsable('to');
   const t = parseTarget(x, target, options);
   const sameDevice = t.device.equals(x.device);
   if (sameDevice && t.dtype === x.dtype) return t.copy ? contiguousCopy(x) : x;
@@ -119,17 +121,18 @@ export function to(x: Tensor, target: DeviceLike | DType | Tensor | ToOptions, o
       `to(${t.device}): reading a ${x.device} tensor needs an async read; use \`await t.toAsync('${t.device}')\` or \`await t.toArray()\``,
     );
   }
-  // XFER-3: a non-blocking device→host copy lands in pinned memory.
-  return moved(x, t.device, t.dtype, t.nonBlocking && t.device.type === 'cpu' && x.device.type !== 'cpu', host, t.nonBlocking);
+  // XFER-3: a non-blocking device→host copy lands in pinned memory. The copy is created here, on its new device.
+  return withCreationSite(() => moved(x, t.device, t.dtype, t.nonBlocking && t.device.type === 'cpu' && x.device.type !== 'cpu', host, t.nonBlocking));
 }
 
 export async function toAsync(x: Tensor, target: DeviceLike | DType | Tensor | ToOptions, options?: Omit<ToOptions, 'device'>): Promise<Tensor> {
-  x._storage.assertLive('toAsync');
+  x._assertUsable('toAsync');
   const t = parseTarget(x, target, options);
   if (t.device.equals(x.device) || backendOf(x.device).readSync) return to(x, target, options);
   requireStorage(backendOf(t.device), t.dtype, 'to');
+  const site = captureSite();
   const host = await hostContiguousAsync(x);
-  return moved(x, t.device, t.dtype, t.nonBlocking && t.device.type === 'cpu', host, t.nonBlocking);
+  return withSite(site, () => moved(x, t.device, t.dtype, t.nonBlocking && t.device.type === 'cpu', host, t.nonBlocking));
 }
 
 /** PIN-1: a pinned copy of a CPU tensor (itself when already pinned). */
@@ -146,6 +149,7 @@ export function pinMemory(x: Tensor): Tensor {
       'no accelerator',
     );
   }
+  inheritSite(x._site);
   const out = allocate(x.shape, x.dtype, cpu, true);
   if (x.numel() > 0) backendOf(cpu).kernels.copy(ref(x), ref(out));
   return out;
@@ -174,7 +178,7 @@ function nest(flat: DataArray, shape: readonly number[]): NestedArray {
 }
 
 export function dataSync(x: Tensor): DataArray {
-  x._storage.assertLive('dataSync');
+  x._assertUsable('dataSync');
   const backend = backendOf(x.device);
   if (x.device.type !== 'cpu' || !backend.readSync) {
     throw new TensorError(`dataSync() reads CPU tensors only, and this one is on ${x.device}: use \`await t.data()\` or \`await t.toArray()\``);
@@ -183,8 +187,12 @@ export function dataSync(x: Tensor): DataArray {
 }
 
 export async function data(x: Tensor): Promise<DataArray> {
-  x._storage.assertLive('data');
-  return decode(await hostContiguousAsync(x), x.dtype).slice(0, x.numel()) as DataArray;
+  x._assertUsable('data');
+  const values = decode(await hostContiguousAsync(x), x.dtype).slice(0, x.numel()) as DataArray;
+  // Resolve after a turn of the event loop, so the finalizers of tensors the loop dropped run: a
+  // training loop whose only await is `loss.item()` stays flat (docs/guides/memory.md).
+  await nextTurn();
+  return values;
 }
 
 export async function toArray(x: Tensor): Promise<NestedArray> {
@@ -200,17 +208,21 @@ export async function item(x: Tensor): Promise<number> {
 
 /** Write `value` (any device, broadcast to dst, cast under TP-4 rules) into `dst` in place. */
 function writeInto(dst: Tensor, value: Tensor, op: string): void {
-  dst._storage.assertLive(op);
+  dst._assertUsable(op);
   const shape = broadcastShapes([dst.shape, value.shape], op);
   if (shape.length !== dst.ndim || shape.some((s, i) => s !== dst.shape[i])) {
     throw new TensorError(`${op}: output with shape [${dst.shape.join(', ')}] doesn't match the broadcast shape [${shape.join(', ')}]`);
   }
   const local = value.device.equals(dst.device) ? value : to(value, dst.device);
   const src = cast(local, dst.dtype);
-  if (dst.numel() === 0) return;
-  const view = Tensor._internal(src._storage, dst.shape, broadcastStrides(src.shape, src._strides, dst.shape), src._offset);
-  backendOf(dst.device).kernels.copy(ref(view), ref(dst));
-  dst._storage.bumpVersion();
+  if (dst.numel() > 0) {
+    const view = Tensor._internal(src._storage, dst.shape, broadcastStrides(src.shape, src._strides, dst.shape), src._offset);
+    backendOf(dst.device).kernels.copy(ref(view), ref(dst));
+    dst._storage.bumpVersion();
+  }
+  // The moved and cast copies only fed the write (the graph links dst to value itself).
+  if (src !== local) src.dispose();
+  if (local !== value) local.dispose();
 }
 
 /** In-place writes may not target a leaf that requires grad while grad mode is on (PyTorch's rule). */
@@ -241,17 +253,23 @@ export function copyInto(dst: Tensor, src: Tensor): void {
 
 /** Store an in-place op's result into its target: TP-4's canCast rule, SD-4's device rule. */
 export function assign(dst: Tensor, result: Tensor, op: string): void {
-  iteratorDevice(op, [{ name: 'self', tensor: dst, isOutput: true }, { name: 'result', tensor: result }]);
-  if (!canCast(result.dtype, dst.dtype)) {
-    throw new DTypeError(`${op}: result type ${result.dtype.name} can't be cast to the desired output type ${dst.dtype.name}`, op, result.dtype.name);
+  try {
+    iteratorDevice(op, [{ name: 'self', tensor: dst, isOutput: true }, { name: 'result', tensor: result }]);
+    if (!canCast(result.dtype, dst.dtype)) {
+      throw new DTypeError(`${op}: result type ${result.dtype.name} can't be cast to the desired output type ${dst.dtype.name}`, op, result.dtype.name);
+    }
+    checkInPlace(dst, op);
+    writeInto(dst, result, op);
+    rebaseHistory(dst, result, op);
+  } finally {
+    // The out-of-place result was computed only to be written into dst. Outside autograd nothing
+    // else can reach it (an optimizer's `p.add_(g)`), so it is freed now.
+    if (result._gradFn === null) result.dispose();
   }
-  checkInPlace(dst, op);
-  writeInto(dst, result, op);
-  rebaseHistory(dst, result, op);
 }
 
 export function fill(dst: Tensor, value: number): void {
-  dst._storage.assertLive('fill_');
+  dst._assertUsable('fill_');
   if (typeof value !== 'number' && typeof value !== 'boolean') throw new TypeError('fill_(): value must be a number');
   checkInPlace(dst, 'fill_');
   if (dst.dtype === bool) value = value ? 1 : 0;

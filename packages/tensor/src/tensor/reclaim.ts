@@ -1,0 +1,149 @@
+// How storages that the garbage collector found unreachable get freed, without waiting for the
+// event loop (docs/guides/memory.md).
+//
+// A FinalizationRegistry's callbacks run only between event-loop turns, so a loop that never
+// yields, or awaits only promises that are already resolved, would never free a tensor it dropped.
+// Two things keep memory bounded anyway:
+// - In Node, the registry comes from a context where V8's `cleanupSome` exists: every allocation
+//   first runs the callbacks of storages already collected, synchronously.
+// - Core counts the bytes of storages not yet freed. When they pass a watermark (twice what was
+//   live after the last reclaim, at least 64 MiB; a garbage collector's growth rule), core asks the
+//   engine for a full collection (V8 processes finalization records only in full collections) and
+//   runs the callbacks. Where the engine offers neither (browsers), it warns once with the fix.
+
+/** What the registry keeps per storage to free it: never the Storage itself. */
+export interface Held {
+  readonly backend: { free(handle: unknown): void };
+  readonly handle: unknown;
+  readonly bytes: number;
+}
+
+interface Engine {
+  readonly registry: FinalizationRegistry<Held>;
+  /** Runs the callbacks of storages the collector has already found, now; null where the engine can't. */
+  readonly cleanupSome: (() => void) | null;
+  /** A full collection, now (V8 finds unreachable storages only in full collections); null where the engine can't. */
+  readonly collect: (() => void) | null;
+}
+
+interface NodeProcess {
+  env?: Record<string, string | undefined>;
+  getBuiltinModule?: (id: string) => unknown;
+}
+
+interface V8Module { setFlagsFromString(flags: string): void }
+interface VmModule { createContext(): object; runInContext(code: string, context: object): unknown }
+type CleanupSomeRegistry = FinalizationRegistry<Held> & { cleanupSome(): void };
+type GcFunction = () => void;
+
+const MIN_WATERMARK = 64 * 2 ** 20;
+
+let live = 0;
+let watermark = MIN_WATERMARK;
+let warned = false;
+let finalizedSinceReclaim = 0;
+
+function finalize(held: Held): void {
+  live -= held.bytes;
+  finalizedSinceReclaim++;
+  held.backend.free(held.handle);
+}
+
+/**
+ * Node: a FinalizationRegistry with `cleanupSome` and a `gc` function, taken from a fresh context
+ * created while V8's flags for them were on (the flags are turned off again at once, so no other
+ * context sees them). `CORE_SYNC_RECLAIM=0` opts out.
+ */
+function nodeEngine(): Engine | null {
+  const proc = (globalThis as { process?: NodeProcess }).process;
+  if (typeof proc?.getBuiltinModule !== 'function' || proc.env?.CORE_SYNC_RECLAIM === '0') return null;
+  try {
+    const v8 = proc.getBuiltinModule('node:v8') as V8Module;
+    const vm = proc.getBuiltinModule('node:vm') as VmModule;
+    v8.setFlagsFromString('--harmony-weak-refs-with-cleanup-some');
+    v8.setFlagsFromString('--expose-gc');
+    let found: unknown;
+    try {
+      found = vm.runInContext('[FinalizationRegistry, typeof gc === "function" ? gc : null]', vm.createContext());
+    } finally {
+      v8.setFlagsFromString('--no-harmony-weak-refs-with-cleanup-some');
+      v8.setFlagsFromString('--no-expose-gc');
+    }
+    const [Registry, gc] = found as [typeof FinalizationRegistry, GcFunction | null];
+    if (typeof (Registry.prototype as Partial<CleanupSomeRegistry>).cleanupSome !== 'function') return null;
+    const registry = new Registry<Held>(finalize) as CleanupSomeRegistry;
+    return {
+      registry,
+      cleanupSome: () => registry.cleanupSome(),
+      collect: gc,
+    };
+  } catch {
+    return null; // an engine without these flags: the portable path below
+  }
+}
+
+const engine: Engine = nodeEngine() ?? { registry: new FinalizationRegistry(finalize), cleanupSome: null, collect: null };
+
+/** Watch `owner`: when it is collected, `held.backend.free(held.handle)` runs. */
+export function track(owner: object, held: Held): void {
+  live += held.bytes;
+  engine.registry.register(owner, held, held);
+}
+
+/** `owner` was freed explicitly: forget it. */
+export function untrack(held: Held): void {
+  live -= held.bytes;
+  engine.registry.unregister(held);
+}
+
+/** Called before every allocation of `bytes`: frees what the collector already found, and reclaims past the watermark. */
+export function beforeAllocate(bytes: number): void {
+  engine.cleanupSome?.();
+  if (live + bytes > watermark) reclaim();
+}
+
+function reclaim(): void {
+  const { collect, cleanupSome } = engine;
+  if (collect && cleanupSome) {
+    collect();
+    cleanupSome();
+  } else if (finalizedSinceReclaim === 0 && !warned) {
+    warned = true;
+    console.warn(
+      `@core/tensor: ${Math.round(live / 2 ** 20)} MiB of tensors are waiting to be freed. Tensors that are no longer reachable are freed ` +
+        'between turns of the event loop, and this code has not yielded to it since they were created. ' +
+        'Await something each step (e.g. `await loss.item()`, which yields) or call dispose() on tensors you no longer need. See docs/guides/memory.md.',
+    );
+  }
+  finalizedSinceReclaim = 0;
+  watermark = Math.max(MIN_WATERMARK, 2 * live);
+}
+
+/** Bytes of storages not yet freed (disposed or collected and finalized), over every device. */
+export function pendingBytes(): number {
+  return live;
+}
+
+/** True when unreachable storages are freed synchronously at allocation (Node), not only between event-loop turns. */
+export function reclaimsSynchronously(): boolean {
+  return engine.collect !== null && engine.cleanupSome !== null;
+}
+
+/**
+ * Resolves after one turn of the event loop (a macrotask), so that finalizers the engine has
+ * queued run first. The reads users await (`item()`, `data()`, `toArray()`) end with it.
+ */
+export function nextTurn(): Promise<void> {
+  if (typeof setImmediate === 'function') return new Promise((resolve) => setImmediate(resolve));
+  if (typeof MessageChannel === 'function') {
+    return new Promise((resolve) => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        channel.port1.close();
+        resolve();
+      };
+      channel.port2.postMessage(null);
+    });
+  }
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
