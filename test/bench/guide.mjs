@@ -27,6 +27,13 @@ const SECTIONS = {
       'The ratio column is webgpu divided by cpu: above 1 webgpu is faster.',
     ],
   },
+  overhead: {
+    heading: 'Overhead: µs per call of tiny ops',
+    about: [
+      "`bench:overhead` measures what one call costs when the work is next to nothing (4 floats, a 1×16 row times a 16×16 matrix): what is left is the library's own cost per op (dispatch, dtype and device rules, autograd bookkeeping, making and freeing tensors), which decides how fast small models and eager code run. A 256×256 add in a loop that never yields to the event loop adds the cost of freeing results inside such a loop. This library runs twice, with creation-site tracking on (the default) and off (`setCreationSiteTracking(false)`); the peers are those of `bench:cpu` and PyTorch eager on the CPU, where a `python3` on the machine imports torch (Debian: `apt-get install python3-torch`; otherwise its column says it was skipped).",
+      '**Lower is better** here: every figure is µs per call, so a ratio above 1 means ours is slower.',
+    ],
+  },
 };
 
 /** The results in docs/benchmarks/*.json, cpu first, then the others by name. */
@@ -34,7 +41,8 @@ export function loadResults(dir = BENCHMARKS_DIR) {
   if (!existsSync(dir)) return [];
   const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
   const reports = files.map((f) => JSON.parse(readFileSync(`${dir}${f}`, 'utf8')));
-  const rank = (r) => (r.bench === 'cpu' ? 0 : r.bench === 'webgpu' ? 1 : 2);
+  const order = Object.keys(SECTIONS);
+  const rank = (r) => (order.includes(r.bench) ? order.indexOf(r.bench) : order.length);
   return reports.sort((a, b) => rank(a) - rank(b) || a.bench.localeCompare(b.bench));
 }
 
@@ -68,6 +76,7 @@ export function renderGuide(reports = loadResults()) {
     '```sh',
     'npx -y pnpm@12.4.2 bench:cpu      # ours vs tfjs-cpu, tfjs-wasm, jax-js wasm: a few minutes',
     'npx -y pnpm@12.4.2 bench:webgpu   # webgpu vs cpu; needs a WebGPU adapter (scripts/install-webgpu-deps.sh installs lavapipe)',
+    'npx -y pnpm@12.4.2 bench:overhead # µs per call of tiny ops: ours (creation sites on and off) vs tfjs, jax-js, PyTorch: about a minute',
     '```',
     '',
     'Each command builds the packages it needs, prints a table, writes `docs/benchmarks/<bench>.md` and a machine-readable `<bench>.json`, and regenerates this page from the json files. A part of the CPU benchmark, for working on one kernel, prints without writing anything:',
@@ -77,13 +86,13 @@ export function renderGuide(reports = loadResults()) {
     'node test/bench/cpu.mjs --only=matmul,mlp --libs=ours,jax-wasm --budget=500',
     '```',
     '',
-    '`--only` takes workload ids or kinds (`matmul-1024`, `matmul`, `mlp`, `add-1m`, `conv2d`, `softmax-ce`), `--libs` library ids (`ours`, `tfjs-cpu`, `tfjs-wasm`, `jax-wasm`), and `--budget` the milliseconds each library may spend on each workload\'s timed runs. Benchmarks are not part of `npx -y pnpm@12.4.2 test`. Run them on a quiet machine: anything else using the cores (a build, a browser) shows up in the figures.',
+    '`--only` takes workload ids or kinds (`matmul-1024`, `matmul`, `mlp`, `add-1m`, `conv2d`, `softmax-ce`), `--libs` library ids (`ours`, `tfjs-cpu`, `tfjs-wasm`, `jax-wasm`), and `--budget` the milliseconds each library may spend on each workload\'s timed runs. `node test/bench/overhead.mjs` takes the same flags, with its workload ids (`add-4`, `mul-sum-backward`, `matmul-1x16`, `add-256x256-loop`) and two more library ids (`ours-sites-off`, `torch`). Benchmarks are not part of `npx -y pnpm@12.4.2 test`. Run them on a quiet machine: anything else using the cores (a build, a browser) shows up in the figures.',
     '',
     '## Reading the tables',
     '',
-    '- **Units.** Every unit is higher-is-better. Matrix multiply and convolution: GFLOPS, billions of floating-point operations per second, counting a multiply-add as two (matmul of two N×N matrices: 2N³; conv2d: 2 × batch × out channels × output pixels × in channels × kernel area). The MLP training step (forward, cross-entropy loss, backward, SGD update): steps per second. Elementwise add: GB/s of memory traffic, 12 bytes per element (two 4-byte reads, one write). Softmax + cross-entropy: calls per second.',
+    '- **Units.** Every unit is higher-is-better, except the overhead table\'s µs per call, where lower is better. Matrix multiply and convolution: GFLOPS, billions of floating-point operations per second, counting a multiply-add as two (matmul of two N×N matrices: 2N³; conv2d: 2 × batch × out channels × output pixels × in channels × kernel area). The MLP training step (forward, cross-entropy loss, backward, SGD update): steps per second. Elementwise add: GB/s of memory traffic, 12 bytes per element (two 4-byte reads, one write). Softmax + cross-entropy: calls per second. Overhead: microseconds per call.',
     '- **Timing.** Inputs are made before timing starts. Each figure is the median of several runs after a warm-up run; a run counts only once its result is computed (each library says how it waits), and an untimed turn of the event loop separates runs, as in a program, so memory freed by the garbage collector is reused. The number of runs adapts to a time budget, so a slow library at a large size is timed once or twice: a figure marked `*` is a single cold run.',
-    '- **Ratios.** A column headed `A / B` is A\'s figure divided by B\'s for the same row: 2.00× means A does twice the work per second, 0.50× half. Ratios from one table share the machine, the inputs and the moment, so they travel between machines far better than the figures do.',
+    '- **Ratios.** A column headed `A / B` is A\'s figure divided by B\'s for the same row: 2.00× means A does twice the work per second, 0.50× half (in the overhead table, where figures are times, 2.00× means A takes twice as long). Ratios from one table share the machine, the inputs and the moment, so they travel between machines far better than the figures do.',
     '- **Checks.** Every result is compared with this library\'s: a row marked ✗ computed something else (the note under the table gives the error), and its figures do not count. `error` means the library threw on that workload, `not loaded` that it could not start here; the note says why.',
     '- **Threads.** The list under each heading gives each library\'s version and the threads it ran on. Every library runs as its users get it on that machine, with as many threads as it will use there (tfjs-wasm has none in Node), so more threads is part of a library\'s figure, not an unfair advantage.',
     '',

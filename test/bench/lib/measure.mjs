@@ -1,5 +1,8 @@
 // Timing and result checks shared by the benchmarks.
 
+/** measure()'s defaults; a library timed in another process (PyTorch) gets the same rules. */
+export const MEASURE_DEFAULTS = Object.freeze({ warmup: 1, warmupMs: 500, budgetMs: 1500, coldCapMs: 8000, minReps: 3, maxReps: 15, oneRunIfSlow: true });
+
 /**
  * The median wall time of `run` (which must return only once the work is done), after warm-up
  * (at least `warmup` runs and `warmupMs` milliseconds).
@@ -8,20 +11,24 @@
  * the budget only one run is timed. A warm-up slower than `coldCapMs` is reported as it is
  * (`reps: 0`, a cold figure, marked in the table): at that length, what warm-up would remove
  * (compiling kernels, JIT) is lost in the noise, and another run would cost as long again.
+ * `oneRunIfSlow: false` turns both shortcuts off (always the full warm-up and at least `minReps`
+ * timed runs), for runs whose first is slow for reasons the next runs don't share.
  */
-export async function measure(run, { warmup = 1, warmupMs = 500, budgetMs = 1500, coldCapMs = 8000, minReps = 3, maxReps = 15 } = {}) {
+export async function measure(run, options = {}) {
+  const { warmup, warmupMs, budgetMs, coldCapMs, minReps, maxReps, oneRunIfSlow } = { ...MEASURE_DEFAULTS, ...options };
+  const slow = (ms) => oneRunIfSlow && ms > budgetMs / 3;
   let first = 0;
   // At least `warmup` runs, and more until `warmupMs` has passed (a WebAssembly engine compiles a
   // kernel's optimised code only once it is hot: the first runs of a fast workload measure the
   // baseline compiler), unless the first run alone is slow.
   const warmupStart = performance.now();
-  for (let i = 0; i < warmup || (performance.now() - warmupStart < warmupMs && first <= budgetMs / 3); i++) {
+  for (let i = 0; i < warmup || (performance.now() - warmupStart < warmupMs && !slow(first)); i++) {
     const t0 = performance.now();
     await run();
     if (i === 0) first = performance.now() - t0;
     await turnOfTheEventLoop();
   }
-  if (first > coldCapMs) return { ms: first, reps: 0 };
+  if (oneRunIfSlow && first > coldCapMs) return { ms: first, reps: 0 };
   const times = [];
   const timed = async () => {
     const t0 = performance.now();
@@ -31,7 +38,7 @@ export async function measure(run, { warmup = 1, warmupMs = 500, budgetMs = 1500
   };
   // The first timed run, warm, sets the count (the warm-up may include compiling kernels).
   await timed();
-  const reps = first > budgetMs / 3 ? 1 : Math.max(minReps, Math.min(maxReps, Math.floor(budgetMs / Math.max(times[0], 1e-3))));
+  const reps = slow(first) ? 1 : Math.max(minReps, Math.min(maxReps, Math.floor(budgetMs / Math.max(times[0], 1e-3))));
   while (times.length < reps) await timed();
   times.sort((a, b) => a - b);
   return { ms: times[Math.floor(times.length / 2)], reps };

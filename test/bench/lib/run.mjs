@@ -16,9 +16,11 @@ export function parseArgs(script, argv = process.argv.slice(2)) {
 /** Where each library's adapter is: [module in lib/libraries, export, package], by library id. */
 const ADAPTERS = {
   ours: ['ours.mjs', 'ours', '@core/backend-cpu'],
+  'ours-sites-off': ['ours.mjs', 'oursSitesOff', '@core/backend-cpu'],
   'tfjs-cpu': ['tfjs.mjs', 'tfjsCpu', '@tensorflow/tfjs-backend-cpu'],
   'tfjs-wasm': ['tfjs.mjs', 'tfjsWasm', '@tensorflow/tfjs-backend-wasm'],
   'jax-wasm': ['jax.mjs', 'jaxWasm', '@jax-js/jax'],
+  torch: ['torch.mjs', 'torch', 'torch'],
 };
 
 /**

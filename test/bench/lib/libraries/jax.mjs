@@ -13,13 +13,19 @@ import { installWebWorker } from '../web-worker.mjs';
 
 let jax = null;
 
-/** Keeps the last result until the check reads it (reading consumes it). */
+/**
+ * A workload whose run computes one array (or `calls` of them in a plain loop, each disposed when
+ * the next is made: the overhead bench) and waits for the last, which it keeps until the check
+ * reads it (reading consumes it).
+ */
 function single(compute) {
   let last = null;
   return {
-    run: async () => {
-      last?.dispose();
-      last = compute();
+    run: async (calls = 1) => {
+      for (let i = 0; i < calls; i++) {
+        last?.dispose();
+        last = compute();
+      }
       await last.blockUntilReady();
     },
     output: async () => {
@@ -52,19 +58,30 @@ export const jaxWasm = {
       : 'single-threaded (no SharedArrayBuffer); MLP step and loss under jit');
     return {};
   },
-  matmul({ n, a, b }) {
+  /** [m, k] @ [k, n]; square n×n unless m and k are given. */
+  matmul({ n, m = n, k = n, a, b }) {
     const { numpy: np } = jax;
-    const ta = np.array(a, { shape: [n, n] });
-    const tb = np.array(b, { shape: [n, n] });
+    const ta = np.array(a, { shape: [m, k] });
+    const tb = np.array(b, { shape: [k, n] });
     const s = single(() => np.matmul(ta.ref, tb.ref));
     return { ...s, dispose: () => { s.dispose(); ta.dispose(); tb.dispose(); } };
   },
-  add({ a, b }) {
+  /** a + b, in `shape` (default 1-D); `b === a` adds one array to itself. */
+  add({ a, b, shape = [a.length] }) {
     const { numpy: np } = jax;
-    const ta = np.array(a);
-    const tb = np.array(b);
+    const ta = np.array(a, { shape });
+    const tb = b === a ? ta : np.array(b, { shape });
     const s = single(() => np.add(ta.ref, tb.ref));
-    return { ...s, dispose: () => { s.dispose(); ta.dispose(); tb.dispose(); } };
+    return { ...s, dispose: () => { s.dispose(); ta.dispose(); if (tb !== ta) tb.dispose(); } };
+  },
+  /** The gradient of sum(w * a) with respect to w, by `grad` (eager, no jit: one call as a program makes it). */
+  mulSumBackward({ a, w }) {
+    const { numpy: np, grad } = jax;
+    const ta = np.array(a);
+    const tw = np.array(w);
+    const gradient = grad((x) => np.sum(x.mul(ta.ref)));
+    const s = single(() => gradient(tw.ref));
+    return { ...s, dispose: () => { s.dispose(); ta.dispose(); tw.dispose(); } };
   },
   conv2d({ inputShape, weightShape, x, w, padding }) {
     const { numpy: np, lax } = jax;

@@ -4,7 +4,7 @@
 import '@core/backend-cpu';
 import { F, nn } from '@core/nn';
 import { SGD } from '@core/optim';
-import { getBackend, noGrad, tensor } from '@core/tensor';
+import { getBackend, noGrad, setCreationSiteTracking, tensor } from '@core/tensor';
 import { installedVersion } from '../version.mjs';
 
 const version = installedVersion('@core/backend-cpu');
@@ -13,12 +13,16 @@ const from = (data, shape) => tensor(data).reshape(shape);
 /** Waits until `t` is computed, reading one element. */
 const ready = (t) => t.reshape([-1]).narrow(0, 0, 1).item();
 
-/** A workload whose run computes one tensor: times `compute` plus the wait, keeps the last result for the check. */
+/**
+ * A workload whose run computes one tensor (or `calls` of them in a plain loop, each result dropped
+ * as a program drops it: the overhead bench): times `compute` plus the wait for the last result,
+ * keeps that result for the check.
+ */
 function single(compute) {
   let last = null;
   return {
-    run: async () => {
-      last = compute();
+    run: async (calls = 1) => {
+      for (let i = 0; i < calls; i++) last = compute();
       await ready(last);
     },
     output: async () => Float32Array.from(await last.data()),
@@ -47,15 +51,27 @@ export const ours = {
       this.notes.push('TypeScript kernels');
     }
   },
-  matmul({ n, a, b }) {
-    const ta = from(a, [n, n]);
-    const tb = from(b, [n, n]);
+  /** [m, k] @ [k, n]; square n×n unless m and k are given. */
+  matmul({ n, m = n, k = n, a, b }) {
+    const ta = from(a, [m, k]);
+    const tb = from(b, [k, n]);
     return single(() => ta.matmul(tb));
   },
-  add({ a, b }) {
-    const ta = tensor(a);
-    const tb = tensor(b);
+  /** a + b, in `shape` (default 1-D); `b === a` adds one tensor to itself. */
+  add({ a, b, shape = [a.length] }) {
+    const ta = from(a, shape);
+    const tb = b === a ? ta : from(b, shape);
     return single(() => ta.add(tb));
+  },
+  /** `w.mul(a).sum().backward()` with w a leaf that requires grad; the result is w.grad, reset each call as `zeroGrad()` does. */
+  mulSumBackward({ a, w }) {
+    const ta = tensor(a);
+    const tw = tensor(w, { requiresGrad: true });
+    return single(() => {
+      tw.grad = null;
+      tw.mul(ta).sum().backward();
+      return tw.grad;
+    });
   },
   conv2d({ inputShape, weightShape, x, w, padding }) {
     const tx = from(x, inputShape);
@@ -92,4 +108,35 @@ export const ours = {
       output: async () => Float32Array.from(losses.slice(0, 2)),
     };
   },
+};
+
+/**
+ * Ours with creation-site tracking off (`setCreationSiteTracking(false)`, which saves the stack
+ * capture each new tensor makes for device-mismatch messages) while its runs are timed; the
+ * tracking is back on between runs, so the other columns keep the default.
+ */
+export const oursSitesOff = {
+  ...ours,
+  id: 'ours-sites-off',
+  label: 'ours, sites off',
+  notes: [],
+  async init() {
+    await ours.init.call(this);
+    this.notes.push('`setCreationSiteTracking(false)` during its timed runs');
+  },
+  // Every workload of ours, with its run wrapped.
+  ...Object.fromEntries(Object.keys(ours).filter((k) => k !== 'init' && typeof ours[k] === 'function').map((kind) => [kind, (data) => {
+    const bench = ours[kind](data);
+    return {
+      ...bench,
+      run: async (calls) => {
+        setCreationSiteTracking(false);
+        try {
+          await bench.run(calls);
+        } finally {
+          setCreationSiteTracking(true);
+        }
+      },
+    };
+  }])),
 };

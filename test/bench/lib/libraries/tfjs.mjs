@@ -29,15 +29,20 @@ async function core() {
 }
 
 /**
- * A workload whose run computes one tensor and reads one element of it. tfjs tensors are freed by
- * hand: each run frees the previous result, and dispose() the last one and `inputs`.
+ * A workload whose run computes one tensor (or `calls` of them in a plain loop: the overhead bench)
+ * and reads one element of the last. tfjs tensors are freed by hand: each call frees the result
+ * before it, and dispose() the last one and `inputs`. `tidy` wraps each call in tf.tidy (needed
+ * when `compute` makes intermediate tensors; a single op or tf.grad, which tidies itself, needs none).
  */
-function single(tfjs, inputs, compute) {
+function single(tfjs, inputs, compute, { tidy = true } = {}) {
   let last = null;
+  const call = tidy ? () => tfjs.tidy(compute) : compute;
   return {
-    run: () => {
-      last?.dispose();
-      last = tfjs.tidy(compute);
+    run: (calls = 1) => {
+      for (let i = 0; i < calls; i++) {
+        last?.dispose();
+        last = call();
+      }
       tfjs.tidy(() => tfjs.slice(tfjs.reshape(last, [-1]), [0], [1]).dataSync());
     },
     output: () => Float32Array.from(last.dataSync()),
@@ -76,17 +81,27 @@ function adapter(backend) {
       if (tf.getBackend() !== backend) await tf.setBackend(backend);
       return tf;
     },
-    async matmul({ n, a, b }) {
+    /** [m, k] @ [k, n]; square n×n unless m and k are given. */
+    async matmul({ n, m = n, k = n, a, b }) {
       const t = await self.use();
-      const ta = t.tensor2d(a, [n, n]);
-      const tb = t.tensor2d(b, [n, n]);
-      return single(t, [ta, tb], () => t.matMul(ta, tb));
+      const ta = t.tensor2d(a, [m, k]);
+      const tb = t.tensor2d(b, [k, n]);
+      return single(t, [ta, tb], () => t.matMul(ta, tb), { tidy: false });
     },
-    async add({ a, b }) {
+    /** a + b, in `shape` (default 1-D); `b === a` adds one tensor to itself. */
+    async add({ a, b, shape = [a.length] }) {
+      const t = await self.use();
+      const ta = t.tensor(a, shape);
+      const tb = b === a ? ta : t.tensor(b, shape);
+      return single(t, [ta, tb], () => t.add(ta, tb), { tidy: false });
+    },
+    /** The gradient of sum(w * a) with respect to w, by tf.grad (a function made once, as a program would). */
+    async mulSumBackward({ a, w }) {
       const t = await self.use();
       const ta = t.tensor1d(a);
-      const tb = t.tensor1d(b);
-      return single(t, [ta, tb], () => t.add(ta, tb));
+      const tw = t.tensor1d(w);
+      const gradient = t.grad((x) => t.sum(t.mul(x, ta)));
+      return single(t, [ta, tw], () => gradient(tw), { tidy: false });
     },
     async conv2d({ inputShape: [n, c, h, w], weightShape: [o, , kh, kw], xNhwc, wHwio, padding }) {
       const t = await self.use();
