@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   arange, bfloat16, bool, cat, DTypeError, float16, float32, float32ToBFloat16Bits, float32ToFloat16Bits, float64,
   full, fusedKernelsEnabled, getBackend, int32, memoryStats, ones, pad, roundToBFloat16, roundToFloat16,
-  setFusedKernelsEnabled, ShapeError, stack, tensor, TensorError, ValueError, where, zeros, type DType, type FusedKernels, type Tensor,
+  randn, setFusedKernelsEnabled, ShapeError, stack, tensor, TensorError, ValueError, where, zeros, type DType, type FusedKernels, type Tensor,
 } from '@core/tensor';
 import { registerFakeBackend } from './helpers/fake-backend.js';
 import { expectClose, expectError } from './helpers/assert.js';
@@ -941,6 +941,36 @@ describe('dispose and memoryStats', () => {
     expect(memoryStats().allocations).toBe(before.allocations + 1);
     base.dispose();
     expect(memoryStats().allocations).toBe(before.allocations);
+  });
+
+  it('p.add(g, alpha) and p.sub(g, alpha) run one fused addcmul kernel outside autograd, bit for bit the mul-then-add decomposition', () => {
+    const backend = getBackend('cpu');
+    const p = randn([1000]);
+    const g = randn([1000]);
+    const fused = vi.spyOn(backend.fused!, 'addcmul');
+    const binaryKernel = vi.spyOn(backend.kernels, 'binary');
+    try {
+      const added = p.add(g, -0.05);
+      const subtracted = p.sub(g, 0.3);
+      expect(fused).toHaveBeenCalledTimes(2);
+      expect(binaryKernel).not.toHaveBeenCalled();
+      setFusedKernelsEnabled(false);
+      const [addedRef, subtractedRef] = [p.add(g, -0.05), p.sub(g, 0.3)];
+      setFusedKernelsEnabled(true);
+      expect(binaryKernel).toHaveBeenCalledTimes(4); // the decomposition: a mul and an add (or sub) each
+      expect(Array.from(added.dataSync())).toEqual(Array.from(addedRef.dataSync()));
+      expect(Array.from(subtracted.dataSync())).toEqual(Array.from(subtractedRef.dataSync()));
+      // With autograd recording, the decomposition runs (its backward is the rule for add and mul).
+      const w = randn([1000], { requiresGrad: true });
+      fused.mockClear();
+      w.add(g, 2).sum().backward();
+      expect(fused).not.toHaveBeenCalled();
+      expect(Array.from(w.grad!.dataSync()).every((v) => v === 1)).toBe(true);
+    } finally {
+      setFusedKernelsEnabled(true);
+      fused.mockRestore();
+      binaryKernel.mockRestore();
+    }
   });
 
   it('an in-place update outside autograd leaves nothing allocated behind (p.add_(g, alpha), p.mul_(s))', () => {

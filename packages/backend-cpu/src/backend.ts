@@ -8,7 +8,7 @@ import { WasmRuntime } from './wasm/runtime.js';
 export { CpuStorage } from './storage.js';
 
 /** The contract version this backend implements; core checks its major against its own. */
-const IMPLEMENTS_CONTRACT = '1.1.0';
+const IMPLEMENTS_CONTRACT = '1.2.0';
 
 const FULL: DTypeSupport = { storage: true, compute: true };
 
@@ -83,12 +83,13 @@ function checkDevice(index: number, what: string): void {
 /** The CPU backend: storage is host typed arrays and every kernel runs synchronously. */
 export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
   const runtime = wasmWanted(options) ? new WasmRuntime({ threads: options.threads, sharedMemory: options.sharedMemory }) : null;
-  // Storages this instance allocated and has not freed: catches double frees and foreign storages.
-  const live = new Set<CpuStorage>();
+  // Storages carry the tag of the backend that allocated them: catches double frees and foreign storages.
+  const tag = {};
+  let allocations = 0;
   let allocatedBytes = 0;
 
   function own(storage: CpuStorage, what: string): void {
-    if (!live.has(storage)) {
+    if (!(storage instanceof CpuStorage) || storage.owner !== tag || storage.freed) {
       const why = storage instanceof CpuStorage && storage.freed ? 'has already been freed' : 'was not allocated by this backend';
       throw new Error(`cpu ${what}: the storage ${why}`);
     }
@@ -113,14 +114,15 @@ export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
         throw new RangeError(`cpu alloc: ${numel} ${dtype} elements need ${bytes} bytes, more than the ${MAX_BUFFER_BYTES} a buffer may hold`);
       }
       const storage = new CpuStorage(dtype, numel, runtime?.heap);
-      live.add(storage);
+      storage.owner = tag;
+      allocations++;
       allocatedBytes += storage.byteLength;
       return storage;
     },
 
     free(storage: CpuStorage): void {
       own(storage, 'free');
-      live.delete(storage);
+      allocations--;
       allocatedBytes -= storage.byteLength;
       storage.release();
     },
@@ -155,7 +157,7 @@ export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
     memoryStats(index: number): MemoryStats {
       checkDevice(index, 'memoryStats');
       // With the wasm kernels, reserved is the wasm heap in use (live and cached free blocks, thread scratch).
-      return { allocatedBytes, allocations: live.size, reservedBytes: runtime ? runtime.heap.stats().reservedBytes : allocatedBytes };
+      return { allocatedBytes, allocations, reservedBytes: runtime ? runtime.heap.stats().reservedBytes : allocatedBytes };
     },
 
     kernels: options.kernels ?? (runtime ? wasmKernels(runtime, CpuKernels) : CpuKernels),

@@ -58,6 +58,8 @@ export class CpuStorage {
   /** The host array, or for heap storages a view made when TypeScript code first asks for it (wasm kernels use the address). */
   private array: CpuArray | null;
   private live = true;
+  /** @internal The backend instance that allocated it. */
+  owner: object | null = null;
   private readonly heap: WasmHeap | null;
   /** GC accounting for wasm-heap bytes (see WasmHeap.takeBallast); dropped on release. */
   private ballast: unknown;

@@ -575,6 +575,50 @@ describe('wasm Adam/AdamW update = the TypeScript fused kernel, bit for bit', ()
   }
 });
 
+describe('wasm addcmul (x + t1·t2, the fused kernel behind add/sub with alpha) = the TypeScript kernel = the decomposition, bit for bit', () => {
+  /** The fused TypeScript kernel replaced by one that throws while `fn` runs: proves the wasm kernel took the call. */
+  function wasmAddcmulOnly(fn: () => void): void {
+    const fused = W.fused as unknown as { addcmul: unknown };
+    const saved = CpuFused.addcmul;
+    (CpuFused as unknown as Record<string, unknown>).addcmul = () => {
+      throw new Error('the wasm kernels handed addcmul to the TypeScript kernel');
+    };
+    try {
+      expect(typeof fused.addcmul).toBe('function');
+      fn();
+    } finally {
+      (CpuFused as unknown as Record<string, unknown>).addcmul = saved;
+    }
+  }
+  const n = 70001;
+  const values = randoms(n, 61);
+  values[3] = NaN;
+  values[5] = Infinity;
+  const cases: [string, () => [Ref, Ref, Ref, readonly number[]]][] = [
+    ['t2 a stride-0 scalar (p.add(g, -lr))', () => [ref(randoms(n, 62), [n]), ref(values, [n]), ref([-0.05], [n], [0]), [n]]],
+    ['t2 a full tensor', () => [ref(randoms(n, 63), [n]), ref(values, [n]), ref(randoms(n, 64), [n]), [n]]],
+    ['strided x, transposed t1, broadcast scalar', () => {
+      const t1 = ref(randoms(12, 65), [4, 3], [1, 4]);
+      return [ref(randoms(24, 66), [4, 3], [6, 2]), t1, ref([1.7], [4, 3], [0, 0]), [4, 3]];
+    }],
+  ];
+  for (const [name, make] of cases) {
+    it(name, () => {
+      const [x, t1, t2, shape] = make();
+      const got = out(shape);
+      const want = out(shape);
+      const decomposed = out(shape);
+      const product = out(shape);
+      wasmAddcmulOnly(() => W.fused!.addcmul!(x, t1, t2, got));
+      CpuFused.addcmul(x, t1, t2, want);
+      K.binary('mul', t1, t2, product);
+      K.binary('add', x, product, decomposed);
+      expectSameBits(read(got), read(want));
+      expectSameBits(read(got), read(decomposed));
+    });
+  }
+});
+
 describe('wasm argmax/argmin, gather and scatter-add along an axis = TypeScript', () => {
   const intRef = (data: readonly number[], shape: readonly number[]): Ref => {
     const storage = W.alloc(0, 'int32', data.length);

@@ -340,6 +340,7 @@ typedef struct {
 
 enum {
   OP_ADD = 0, OP_SUB, OP_MUL, OP_DIV,                   // binary f32
+  OP_ADDCMUL = 8,                                      // x + y·z (f32; z often a stride-0 scalar)
   OP_NEG = 16, OP_ABS, OP_RELU, OP_SQRT, OP_COPY32, OP_COPY16, OP_COPY8, // unary
   OP_EQ = 32, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,       // compare f32 → bool
   OP_EQ_I32 = 40, OP_NE_I32, OP_LT_I32, OP_LE_I32, OP_GT_I32, OP_GE_I32, // compare i32 → bool
@@ -381,6 +382,28 @@ static void binary_run(int op, const float *x, int sx, const float *y, int sy, f
   case OP_SUB: BINARY_LOOP(wasm_f32x4_sub(a, b), a - b); break;
   case OP_MUL: BINARY_LOOP(wasm_f32x4_mul(a, b), a * b); break;
   case OP_DIV: BINARY_LOOP(wasm_f32x4_div(a, b), a / b); break;
+  }
+}
+
+// x + y·z with the product rounded to f32 before the sum (two statements: never contracted into
+// a fused multiply-add), as the decomposition x + (y·z) computes it.
+static void addcmul_run(const float *x, int sx, const float *y, int sy, const float *z, int sz, float *o, int so, int len) {
+  int i = 0;
+  if (sx == 1 && sy == 1 && so == 1 && sz == 0) {
+    v128_t c = wasm_v128_load32_splat(z);
+    for (; i + 4 <= len; i += 4) {
+      v128_t p = wasm_f32x4_mul(wasm_v128_load(y + i), c);
+      wasm_v128_store(o + i, wasm_f32x4_add(wasm_v128_load(x + i), p));
+    }
+  } else if (sx == 1 && sy == 1 && sz == 1 && so == 1) {
+    for (; i + 4 <= len; i += 4) {
+      v128_t p = wasm_f32x4_mul(wasm_v128_load(y + i), wasm_v128_load(z + i));
+      wasm_v128_store(o + i, wasm_f32x4_add(wasm_v128_load(x + i), p));
+    }
+  }
+  for (; i < len; i++) {
+    float p = y[i * sy] * z[i * sz];
+    o[i * so] = x[i * sx] + p;
   }
 }
 
@@ -531,6 +554,11 @@ static void half_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len) 
       case OP_SUB: r = a - load_as_f32(y, t, i * sy); break;
       case OP_MUL: r = a * load_as_f32(y, t, i * sy); break;
       case OP_DIV: r = a / load_as_f32(y, t, i * sy); break;
+      case OP_ADDCMUL: {
+        float p = load_as_f32(y, t, i * sy) * load_as_f32((const uint16_t *)e->z + oz, t, i * sz);
+        r = a + p;
+        break;
+      }
       case OP_NEG: r = -a; break;
       case OP_ABS: r = __builtin_fabsf(a); break;
       case OP_RELU: r = a > 0 ? a : (a != a ? a : 0.0f); break;
@@ -558,7 +586,10 @@ static void inner_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len)
     half_run(e, ox, oy, oz, oo, len);
     return;
   }
-  if (op < OP_NEG)
+  if (op == OP_ADDCMUL)
+    addcmul_run((const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (const float *)e->z + oz, e->sz[d],
+                (float *)e->out + oo, e->so[d], len);
+  else if (op < OP_NEG)
     binary_run(op, (const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (float *)e->out + oo, e->so[d], len);
   else if (op == OP_COPY32)
     copy32_run((const int32_t *)e->x + ox, e->sx[d], (int32_t *)e->out + oo, e->so[d], len);

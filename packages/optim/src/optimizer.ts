@@ -1,5 +1,5 @@
 // The optimizer base: parameter groups, per-parameter state, zeroGrad, step's checks, state dicts.
-import { DeviceMismatchError, enableGrad, noGrad, ShapeError, Tensor, ValueError, withCreationSite } from '@core/tensor';
+import { DeviceMismatchError, enableGrad, freeingTemporaries, noGrad, ShapeError, Tensor, ValueError, withCreationSite } from '@core/tensor';
 import {
   copyOption, groupInputs, groupParams, withDefaults, type ParamGroup, type ParamGroupInput, type ParamsInput,
 } from './param-groups.js';
@@ -91,10 +91,27 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
     const loss = closure === undefined ? undefined : enableGrad(closure);
     const work = this.paramGroups.map((group, g) => ({ group, items: this.paramsWithGrad(group, g) }));
     // Every tensor the update creates (optimizer state, temporaries) is created at the user's step() call: one capture.
-    withCreationSite(() => noGrad(() => {
+    // The temporaries are freed when the update returns; only the state it keeps stays.
+    let held: Set<Tensor> | undefined;
+    withCreationSite(() => noGrad(() => freeingTemporaries(() => {
       for (const { group, items } of work) this.updateGroup(group, items);
-    }));
+    }, (t) => (held ??= this.heldTensors()).has(t))));
     return loss;
+  }
+
+  /** The parameters, their gradients and the tensors of the optimizer state. */
+  private heldTensors(): Set<Tensor> {
+    const held = new Set<Tensor>();
+    for (const group of this.paramGroups) {
+      for (const p of group.params) {
+        held.add(p);
+        if (p.grad) held.add(p.grad);
+      }
+    }
+    for (const s of this.state.values()) {
+      for (const v of Object.values(s)) if (v instanceof Tensor) held.add(v);
+    }
+    return held;
   }
 
   private paramsWithGrad(group: ParamGroup<O>, g: number): ParamWithGrad[] {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DeviceMismatchError, float64, isGradEnabled, noGrad, ShapeError, tensor, ValueError, type Tensor,
+  DeviceMismatchError, float16, float32, float64, isGradEnabled, memoryStats, noGrad, randn, setFusedKernelsEnabled, ShapeError, tensor, ValueError,
+  type MemoryStats, type Tensor,
 } from '@core/tensor';
 import { Adam, AdamW, Optimizer, SGD, type ParamGroup, type ParamWithGrad } from '../src/index.js';
 import { FAKE } from './fake-device.js';
@@ -212,4 +213,38 @@ describe('devices', () => {
     sgd.step();
     expect(String(sgd.state.get(q)!.momentumBuffer!.device)).toBe('fake:0');
   });
+});
+
+describe('a step frees its temporaries at once (no garbage collection needed)', () => {
+  for (const [name, make] of [
+    ['SGD with momentum, weight decay and Nesterov', (ps: Tensor[]) => new SGD(ps, { lr: 0.1, momentum: 0.9, weightDecay: 0.01, nesterov: true })],
+    ['Adam (decomposition: fused kernels off)', (ps: Tensor[]) => new Adam(ps, { lr: 0.01 })],
+    ['AdamW with amsgrad', (ps: Tensor[]) => new AdamW(ps, { lr: 0.01, amsgrad: true })],
+    ['SGD on float16 parameters (upcast temporaries)', (ps: Tensor[]) => new SGD(ps, { lr: 0.1, momentum: 0.9 })],
+  ] as const) {
+    it(`${name}: after the first step made the state, each step leaves the allocation count and bytes unchanged`, () => {
+      const dtype = name.includes('float16') ? float16 : float32;
+      const ps = [randn([8, 4]).to(dtype).requiresGrad_(), randn([4]).to(dtype).requiresGrad_()];
+      const grads = ps.map((p) => randn(p.shape).to(dtype));
+      const optimizer = make(ps);
+      const step = () => {
+        ps.forEach((p, i) => { p.grad = grads[i]!; });
+        optimizer.step();
+      };
+      let before: MemoryStats;
+      let after: MemoryStats;
+      if (name.includes('decomposition')) setFusedKernelsEnabled(false);
+      try {
+        step(); // creates the state
+        before = memoryStats('cpu');
+        step();
+        step();
+        after = memoryStats('cpu');
+      } finally {
+        setFusedKernelsEnabled(true);
+      }
+      expect(after.allocations).toBe(before.allocations);
+      expect(after.allocatedBytes).toBe(before.allocatedBytes);
+    });
+  }
 });

@@ -37,11 +37,12 @@ export {
 export { Generator, manualSeed, defaultGenerator } from './random/generator.js';
 export { cat, stack, pad } from './ops/join.js';
 export { where } from './ops/elementwise.js';
-export { setFusedKernelsEnabled, fusedKernelsEnabled } from './ops/softmax.js';
+export { setFusedKernelsEnabled, fusedKernelsEnabled } from './dispatch/fused.js';
 export { fusedCrossEntropy, type FusedCrossEntropyOptions } from './ops/cross-entropy.js';
 export { fusedAdamStep, type FusedAdamTensors } from './ops/adam.js';
 export type { ValuesIndices } from './ops/reduce.js';
 export { memoryStats } from './tensor/memory.js';
+export { freeingTemporaries } from './tensor/temporaries.js';
 export { noGrad, enableGrad, isGradEnabled, setGradEnabled } from './autograd/grad-mode.js';
 export { gradcheck, type GradcheckOptions, type GradcheckResult } from './autograd/gradcheck.js';
 export type { BackwardOptions } from './autograd/engine.js';

@@ -4,7 +4,7 @@
 // unscale-and-check and the Adam/AdamW update, which repeat the decompositions' roundings exactly.
 import { roundToBFloat16, roundToFloat16, type AdamSpec, type CrossEntropySpec, type DTypeName, type FusedKernels } from '@core/tensor';
 import type { CpuStorage } from '../storage.js';
-import { checkDType, checkShape, numelOf, permuteRef, readValues, type Ref, scatterFrom } from './io.js';
+import { checkDType, checkShape, commitValues, numelOf, permuteRef, readValues, type Ref, scatterFrom, valueBuffer } from './io.js';
 import { normalizeAxis } from './strided.js';
 
 function softmaxLike(what: string, x: Ref, dim: number, out: Ref, log: boolean): void {
@@ -191,4 +191,23 @@ function toCompute(dtype: DTypeName, values: Float64Array): Float32Array | Float
 }
 
 /** The CPU backend's fused kernels: softmax, logSoftmax, crossEntropy, unscale-and-check and Adam/AdamW. */
-export const CpuFused: FusedKernels<CpuStorage> = { softmax, logSoftmax, crossEntropy, unscaleAndCheck, adamw };
+/** `out = x + t1·t2`: the product rounded to f32 (f64 for float64) before the sum, as the decomposition rounds it. */
+export function addcmul(x: Ref, t1: Ref, t2: Ref, out: Ref): void {
+  const what = 'addcmul';
+  checkFloating(what, out);
+  for (const [name, r] of [['x', x], ['t1', t1], ['t2', t2]] as const) {
+    checkShape(what, name, r, out.shape);
+    checkDType(what, name, r, out.dtype);
+  }
+  const n = numelOf(out);
+  if (n === 0) return;
+  const a = readValues(x);
+  const b = readValues(t1);
+  const c = readValues(t2);
+  const dst = valueBuffer(out);
+  if (out.dtype === 'float64') for (let i = 0; i < n; i++) dst[i] = a[i] + b[i] * c[i];
+  else for (let i = 0; i < n; i++) dst[i] = a[i] + Math.fround(b[i] * c[i]);
+  commitValues(out, dst);
+}
+
+export const CpuFused: FusedKernels<CpuStorage> = { softmax, logSoftmax, crossEntropy, unscaleAndCheck, adamw, addcmul };

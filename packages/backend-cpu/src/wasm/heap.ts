@@ -51,10 +51,13 @@ export class WasmHeap {
   private readonly freeBySize = new Map<number, number[]>();
   private freeBytes = 0;
   private readonly maxBytes: number;
+  /** The memory's size in bytes; only this heap grows it. (Reading memory.buffer on every allocation costs.) */
+  private capacity: number;
   private sincePressure = 0;
 
   constructor(memory: WebAssembly.Memory, shared: boolean, maxPages: number) {
     this.memory = memory;
+    this.capacity = memory.buffer.byteLength;
     this.shared = shared;
     this.maxBytes = maxPages * PAGE;
   }
@@ -63,7 +66,7 @@ export class WasmHeap {
   alloc(bytes: number): number {
     const size = alignUp(bytes);
     let address = this.takeFree(size);
-    if (address < 0 && this.top + size > this.memory.buffer.byteLength && this.freeBytes >= size) {
+    if (address < 0 && this.top + size > this.capacity && this.freeBytes >= size) {
       // Growing is the last resort: first merge free neighbours and reuse the best fit.
       this.coalesce();
       address = this.takeBestFit(size);
@@ -147,7 +150,7 @@ export class WasmHeap {
   private bump(size: number): number {
     const end = this.top + size;
     if (end > this.maxBytes) return -1;
-    const have = this.memory.buffer.byteLength;
+    const have = this.capacity;
     if (end > have) {
       // Grow by at least half the current size so growth stays amortised.
       const want = Math.min(this.maxBytes, Math.max(end, have + (have >> 1)));
@@ -156,6 +159,7 @@ export class WasmHeap {
       } catch {
         return -1; // the engine refused the memory: the caller falls back to a host array
       }
+      this.capacity = this.memory.buffer.byteLength;
     }
     const address = this.top;
     this.top = end;

@@ -18,6 +18,7 @@ const COPY_CODES: Readonly<Record<number, number>> = { 4: 20, 2: 21, 1: 22 };
 const COMPARE_CODES: Record<CompareOp, number> = { eq: 32, ne: 33, lt: 34, le: 35, gt: 36, ge: 37 };
 const COMPARE_I32_CODES: Record<CompareOp, number> = { eq: 40, ne: 41, lt: 42, le: 43, gt: 44, ge: 45 };
 const WHERE = 48;
+const ADDCMUL = 8;
 const BOOL_TO_F32 = 56;
 /** Cast op codes by "from→to". */
 const CAST_CODES: Readonly<Record<string, number>> = {
@@ -81,6 +82,24 @@ function collapse(shape: readonly number[], strides: readonly (readonly number[]
   return { shape: outShape, strides: outStrides };
 }
 
+/** True when `ref` is laid out row-major with no gaps (its offset may be anything). */
+function isDense(ref: Ref): boolean {
+  const { shape, strides } = ref;
+  let expected = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    if (shape[d] !== 1 && strides[d] !== expected) return false;
+    expected *= shape[d]!;
+  }
+  return true;
+}
+
+const UNIT_STRIDES: readonly (readonly number[])[] = [[1], [1], [1], [1]];
+
+/** The collapsed form of dense operands: one loop of `numel` with unit strides. */
+function oneRun(numel: number): { shape: number[]; strides: readonly (readonly number[])[] } {
+  return { shape: [numel], strides: UNIT_STRIDES };
+}
+
 /** Splits `count` units into tasks for the pool: one task when small, else a few per thread. */
 function chunking(rt: WasmRuntime, count: number, parallel: boolean): { chunk: number; tasks: number } {
   const threads = parallel ? rt.threads : 1;
@@ -135,44 +154,46 @@ function chooseTiles(batches: number, m: number, n: number, k: number, threads: 
   return best;
 }
 
+/** Runs elementwise_task over x (and y, and the where-condition z) into out; false when it cannot. */
+function elementwise(rt: WasmRuntime, op: number, out: Ref, x: Ref, y: Ref | null = null, z: Ref | null = null, type = 0): boolean {
+  // Dense operands of one shape (the common case) are one run: no collapsing to do.
+  const dense = isDense(out) && isDense(x) && (y === null || isDense(y)) && (z === null || isDense(z));
+  const { shape, strides } = dense ? oneRun(sizeOf(out.shape)) : collapse(out.shape, [out, x, y ?? x, z ?? x].map((r) => r.strides));
+  if (shape.length > MAX_DIMS) return false;
+  const numel = sizeOf(shape);
+  if (numel === 0) return true;
+  const { chunk, tasks } = chunking(rt, numel, numel >= ELEMENTWISE_PARALLEL_NUMEL);
+  const words = rt.views.i32;
+  const at = rt.args >> 2;
+  const nd = shape.length;
+  const [so, sx, sy, sz] = strides;
+  words[at] = op;
+  words[at + 1] = nd;
+  words[at + 2] = addressOf(x);
+  words[at + 3] = y ? addressOf(y) : 0;
+  words[at + 4] = z ? addressOf(z) : 0;
+  words[at + 5] = addressOf(out);
+  const dims = at + 6;
+  for (let d = 0; d < nd; d++) {
+    words[dims + d] = shape[d];
+    words[dims + MAX_DIMS + d] = sx[d];
+    words[dims + 2 * MAX_DIMS + d] = sy[d];
+    words[dims + 3 * MAX_DIMS + d] = sz[d];
+    words[dims + 4 * MAX_DIMS + d] = so[d];
+  }
+  const tail = dims + 5 * MAX_DIMS;
+  words[tail] = numel;
+  words[tail + 1] = chunk;
+  words[tail + 2] = rt.scratch.base;
+  words[tail + 3] = rt.scratch.bytes;
+  words[tail + 4] = type;
+  rt.run('elementwise_task', tasks);
+  return true;
+}
+
 export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels<CpuStorage> {
   const i32 = (): Int32Array => rt.views.i32;
 
-  /** Runs elementwise_task over x (and y, and the where-condition z) into out; false when it cannot. */
-  function elementwise(op: number, out: Ref, x: Ref, y: Ref | null = null, z: Ref | null = null, type = 0): boolean {
-    const refs = [out, x, y ?? x, z ?? x];
-    const { shape, strides } = collapse(out.shape, refs.map((r) => r.strides));
-    if (shape.length > MAX_DIMS) return false;
-    const numel = sizeOf(shape);
-    if (numel === 0) return true;
-    const { chunk, tasks } = chunking(rt, numel, numel >= ELEMENTWISE_PARALLEL_NUMEL);
-    const words = i32();
-    const at = rt.args >> 2;
-    const nd = shape.length;
-    const [so, sx, sy, sz] = strides;
-    words[at] = op;
-    words[at + 1] = nd;
-    words[at + 2] = addressOf(x);
-    words[at + 3] = y ? addressOf(y) : 0;
-    words[at + 4] = z ? addressOf(z) : 0;
-    words[at + 5] = addressOf(out);
-    const dims = at + 6;
-    for (let d = 0; d < nd; d++) {
-      words[dims + d] = shape[d];
-      words[dims + MAX_DIMS + d] = sx[d];
-      words[dims + 2 * MAX_DIMS + d] = sy[d];
-      words[dims + 3 * MAX_DIMS + d] = sz[d];
-      words[dims + 4 * MAX_DIMS + d] = so[d];
-    }
-    const tail = dims + 5 * MAX_DIMS;
-    words[tail] = numel;
-    words[tail + 1] = chunk;
-    words[tail + 2] = rt.scratch.base;
-    words[tail + 3] = rt.scratch.bytes;
-    words[tail + 4] = type;
-    rt.run('elementwise_task', tasks);
-    return true;
-  }
 
   /** Sums over any axes of a contiguous x: one contiguous run of axes at a time, last run first, through heap temporaries. */
   function sumRuns(x: Ref, axes: readonly number[], out: Ref): boolean {
@@ -289,7 +310,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
     unary(op, x, out) {
       const code = UNARY_CODES[op];
       const type = floatType(x, out);
-      if (code === undefined || type === undefined || !rt.active || !sameShape(x.shape, out.shape) || !elementwise(code, out, x, null, null, type)) {
+      if (code === undefined || type === undefined || !rt.active || !sameShape(x.shape, out.shape) || !elementwise(rt, code, out, x, null, null, type)) {
         base.unary(op, x, out);
       }
     },
@@ -299,7 +320,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
       const type = floatType(a, b, out);
       if (
         code === undefined || type === undefined || !rt.active ||
-        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(code, out, a, b, null, type)
+        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(rt, code, out, a, b, null, type)
       ) {
         base.binary(op, a, b, out);
       }
@@ -311,7 +332,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
       const code = type !== undefined ? COMPARE_CODES[op] : a.dtype === 'int32' && b.dtype === 'int32' && inHeapAs(4, a, b) ? COMPARE_I32_CODES[op] : undefined;
       if (
         code === undefined || !rt.active || out.dtype !== 'bool' || out.storage.address < 0 ||
-        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(code, out, a, b, null, type ?? 0)
+        !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) || !elementwise(rt, code, out, a, b, null, type ?? 0)
       ) {
         base.compare(op, a, b, out);
       }
@@ -322,7 +343,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
       if (
         type === undefined || !rt.active || cond.dtype !== 'bool' || cond.storage.address < 0 ||
         !sameShape(cond.shape, out.shape) || !sameShape(a.shape, out.shape) || !sameShape(b.shape, out.shape) ||
-        !elementwise(WHERE, out, a, b, cond, type)
+        !elementwise(rt, WHERE, out, a, b, cond, type)
       ) {
         base.where(cond, a, b, out);
       }
@@ -330,7 +351,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
 
     cast(x, out) {
       const code = x.dtype === 'bool' && out.dtype === 'float32' ? BOOL_TO_F32 : CAST_CODES[`${x.dtype}→${out.dtype}`];
-      if (code === undefined || !rt.active || x.storage.address < 0 || out.storage.address < 0 || !sameShape(x.shape, out.shape) || !elementwise(code, out, x)) {
+      if (code === undefined || !rt.active || x.storage.address < 0 || out.storage.address < 0 || !sameShape(x.shape, out.shape) || !elementwise(rt, code, out, x)) {
         base.cast(x, out);
       }
     },
@@ -340,7 +361,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
       const code = COPY_CODES[bytesPerElement(x.dtype)];
       const usable = rt.active && code !== undefined && x.dtype === out.dtype && x.storage !== out.storage && x.storage.address >= 0 && out.storage.address >= 0;
       if (usable && code === COPY_CODES[4] && transpose(x, out)) return;
-      if (!usable || !sameShape(x.shape, out.shape) || !elementwise(code, out, x)) {
+      if (!usable || !sameShape(x.shape, out.shape) || !elementwise(rt, code, out, x)) {
         base.copy(x, out);
       }
     },
@@ -449,6 +470,11 @@ export function wasmFused(rt: WasmRuntime, base: FusedKernels<CpuStorage>): Fuse
     },
     logSoftmax(x, dim, out) {
       if (!rows(x, dim, out, true)) base.logSoftmax(x, dim, out);
+    },
+    addcmul(x, t1, t2, out) {
+      const all = [x, t1, t2, out];
+      const usable = rt.active && inHeap(...all) && all.every((r) => r.dtype === 'float32' && sameShape(r.shape, out.shape));
+      if (!usable || !elementwise(rt, ADDCMUL, out, x, t1, t2)) base.addcmul!(x, t1, t2, out);
     },
   };
 }

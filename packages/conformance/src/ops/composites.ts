@@ -45,6 +45,40 @@ const CLAMP: OpInfo = {
   },
 };
 
+/**
+ * `a.add(b, alpha)` and `a.sub(b, alpha)`: `a ± alpha·b`, with the product rounded to the result
+ * dtype first, as the decomposition (a mul, then an add) rounds it; backends with the fused
+ * addcmul kernel run it in one kernel (float32 and float64 outside autograd).
+ */
+function alphaInfo(name: 'add' | 'sub'): OpInfo {
+  const sign = name === 'add' ? 1 : -1;
+  return {
+    name: `${name}Alpha`,
+    category: 'composites',
+    dtypes: FLOAT_DTYPES,
+    tolerance: 'exact',
+    differentiable: true,
+    fused: 'addcmul',
+    samples: (dtype, rng) => {
+      const r = (shape: number[]) => randomArray(rng, dtype, shape);
+      return [
+        { name: 'same-shape-3x4', inputs: [input(r([3, 4]), dtype), input(r([3, 4]), dtype)], args: { alpha: -0.05 } },
+        { name: 'broadcast-2x3+3', inputs: [input(r([2, 3]), dtype), input(r([3]), dtype)], args: { alpha: 0.3 } },
+        { name: 'strided-transposed', inputs: [input(r([2, 5]), dtype, 'strided'), input(r([2, 5]), dtype, 'transposed')], args: { alpha: 1.7 } },
+        { name: 'long-1000', inputs: [input(r([1000]), dtype), input(r([1000]), dtype)], args: { alpha: -1e-3 } },
+        { name: 'nonfinite', inputs: [input(nd([4], [Infinity, 1, NaN, 0]), dtype), input(nd([4], [1, -Infinity, 2, NaN]), dtype)], args: { alpha: 2 }, numerics: true },
+      ];
+    },
+    call: ([a, b], args) => (name === 'add' ? a!.add(b!, args.alpha) : a!.sub(b!, args.alpha)),
+    reference: ([a, b], args, dtype) => {
+      // b·alpha first, as its own op (the scalar in f32 for half types), rounded to the dtype; then the sum.
+      const wide = (p: number) => (dtype === 'float16' || dtype === 'bfloat16' ? Math.fround(p) : p); // half ops with a scalar compute in f32
+      const scaled = map(b!, (v) => storeResult(dtype, wide(v * scalarAs(dtype, args.alpha))));
+      return { value: map(zipWith([a!, scaled], (x, y) => x + sign * y), (v) => storeResult(dtype, v)), dtype };
+    },
+  };
+}
+
 function predicateInfo(name: 'isnan' | 'isinf' | 'isfinite', f: (x: number) => boolean): OpInfo {
   return {
     name,
@@ -125,7 +159,7 @@ const FULL: OpInfo = {
 };
 
 export const COMPOSITE_INFOS: OpInfo[] = [
-  FULL, CLAMP, predicateInfo('isnan', Number.isNaN), predicateInfo('isinf', (v) => v === Infinity || v === -Infinity),
+  FULL, CLAMP, alphaInfo('add'), alphaInfo('sub'), predicateInfo('isnan', Number.isNaN), predicateInfo('isinf', (v) => v === Infinity || v === -Infinity),
   predicateInfo('isfinite', Number.isFinite), SQUARE, scaledInfo('add'), scaledInfo('sub'),
 ];
 

@@ -264,6 +264,11 @@ function firstTensor(args: readonly unknown[]): Tensor | undefined {
   return undefined;
 }
 
+/** True when no autocast region applies to the next op: callers may skip autocastOp (and its argument array). */
+export function autocastIdle(): boolean {
+  return nesting === 0 || insideListedOp > 0;
+}
+
 /**
  * The autocast step of dispatch for op `op` (PyTorch's name in camelCase): in an active region of
  * the args' device type, cast eligible args by the op's policy and run it with autocast off for

@@ -10,7 +10,7 @@ import { Tensor } from '../tensor/tensor.js';
 import { stack } from '../ops/join.js';
 import { withoutAutocast } from './autocast.js';
 import { backendOf, ref } from '../dispatch/run.js';
-import { fusedKernel } from '../ops/softmax.js';
+import { fusedKernel } from '../dispatch/fused.js';
 
 /** GradScaler's misuse errors: PyTorch raises AssertionError or RuntimeError for these. */
 export class AmpError extends TensorError {}

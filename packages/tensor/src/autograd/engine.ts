@@ -8,7 +8,7 @@ import { withCreationSite } from '../tensor/site.js';
 import { Node, type BackwardFn, type Edge } from './node.js';
 
 /** Whether an op over these inputs records a node (grad mode on and some input requires grad). */
-export function needsGrad(inputs: readonly unknown[]): boolean {
+export function needsGrad(...inputs: readonly unknown[]): boolean {
   if (!isGradEnabled()) return false;
   for (const x of inputs) if (isTensorLike(x) && x.requiresGrad) return true;
   return false;
@@ -29,7 +29,7 @@ function edgeOf(x: unknown): Edge | null {
  * the tensors the rule reads; modifying one in place before backward is an error.
  */
 export function record(name: string, out: Tensor, inputs: readonly unknown[], backward: BackwardFn, saved: readonly Tensor[] = []): Tensor {
-  if (!out.dtype.isFloatingPoint || !needsGrad(inputs)) return out; // int/bool results carry no gradient
+  if (!out.dtype.isFloatingPoint || !needsGrad(...inputs)) return out; // int/bool results carry no gradient
   // PyTorch's naming: 'mulBackward' → 'MulBackward'.
   out._setGradFn(new Node(name.charAt(0).toUpperCase() + name.slice(1), inputs.map(edgeOf), backward, saved));
   return out;

@@ -5,10 +5,10 @@ import type { DTypeName, HostArray } from '../dtype/dtype.js';
 
 /**
  * Semver of this contract. Core accepts a backend whose major version matches: a minor bump only
- * adds optional members (1.1.0: the crossEntropy, unscaleAndCheck and adamw fused kernels), so a
- * backend built against 1.0.0 still registers.
+ * adds optional members (1.1.0: the crossEntropy, unscaleAndCheck and adamw fused kernels; 1.2.0:
+ * addcmul), so a backend built against 1.0.0 still registers.
  */
-export const CONTRACT_VERSION = '1.1.0';
+export const CONTRACT_VERSION = '1.2.0';
 
 /**
  * A strided view of a storage: element (i0, i1, …) lives at `offset + Σ ik·strides[k]` (in
@@ -138,6 +138,15 @@ export interface FusedKernels<S> {
   softmax(x: TensorRef<S>, dim: number, out: TensorRef<S>): void;
   /** Log-softmax of `x` along `dim` into `out` (same dtype and shape). */
   logSoftmax(x: TensorRef<S>, dim: number, out: TensorRef<S>): void;
+  /**
+   * `out = x + t1·t2` elementwise (since 1.2.0): core's `a.add(b, alpha)` and `sub` with an alpha
+   * (t2 is then a 0-dim scalar broadcast by stride 0), one kernel instead of a mul and an add.
+   * All four share out's floating dtype and shape (broadcast inputs arrive as strides). The
+   * product is rounded to out's dtype before the sum, as the decomposition `x + (t1·t2)` rounds:
+   * no fused multiply-add, so float32 and float64 results equal it bit for bit. Half types are
+   * computed in f32 (the product rounded to f32) and rounded once on store.
+   */
+  addcmul(x: TensorRef<S>, t1: TensorRef<S>, t2: TensorRef<S>, out: TensorRef<S>): void;
   /**
    * Per-row cross entropy of logits `x` [N, C] (floating, possibly strided) against int32 class
    * indices `target` [N], into `out` [N] of x's dtype:

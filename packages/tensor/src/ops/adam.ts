@@ -4,7 +4,7 @@
 import type { AdamSpec } from '../backend/contract.js';
 import { backendOf, ref } from '../dispatch/run.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { fusedKernel } from './softmax.js';
+import { fusedKernel } from '../dispatch/fused.js';
 
 /** The state tensors of one parameter, as @core/optim's Adam keeps them. */
 export interface FusedAdamTensors {

@@ -9,7 +9,7 @@ import { allocate, backendOf, ref } from '../dispatch/run.js';
 import { record } from '../autograd/engine.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { arange } from './creation.js';
-import { fusedKernel } from './softmax.js';
+import { fusedKernel } from '../dispatch/fused.js';
 
 /** What `fusedCrossEntropy` needs of F.crossEntropy's options (already validated by the caller). */
 export interface FusedCrossEntropyOptions {

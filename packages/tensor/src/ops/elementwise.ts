@@ -1,6 +1,6 @@
 // Elementwise ops: the same-device rule, PyTorch's type promotion, broadcasting, then one kernel.
 import type { BinaryOp, CompareOp, UnaryOp } from '../backend/contract.js';
-import { bfloat16, bool, float16, float32, type DType } from '../dtype/dtype.js';
+import { bfloat16, bool, float16, float32, float64, type DType } from '../dtype/dtype.js';
 import { resultType } from '../dtype/promotion.js';
 import type { Device } from '../device/device.js';
 import { DTypeError, ValueError } from '../errors/errors.js';
@@ -12,8 +12,9 @@ import { BINARY_RULES, BOOL_EQUIVALENT, UNARY_RULES, type DTypeRule } from './ca
 import { needsGrad, record } from '../autograd/engine.js';
 import { noGrad } from '../autograd/grad-mode.js';
 import { BINARY_GRADS, UNARY_GRADS, UNARY_SAVES } from '../autograd/derivatives.js';
-import { autocastOp } from '../amp/autocast.js';
+import { autocastIdle, autocastOp } from '../amp/autocast.js';
 import { inheritSite, withSite } from '../tensor/site.js';
+import { fusedKernel } from '../dispatch/fused.js';
 
 /** A tensor holding one value, on `device`, for scalars taking part in an op. */
 export function scalarTensor(value: number, dtype: DType, device: Device): Tensor {
@@ -165,15 +166,50 @@ function elementwise(
 
 /** A unary elementwise op; autocast applies its policy (exp, log… run in float32 on GPUs, AC-9). */
 export function unary(op: UnaryOp, x: Tensor): Tensor {
+  if (autocastIdle()) return unaryImpl(op, x);
   return autocastOp(op, [x] as const, (t) => unaryImpl(op, t));
 }
 
-function unaryImpl(op: UnaryOp, x: Tensor): Tensor {
-  const y = elementwise(op, ['self'], [x], (p) => {
+type Pick = (promoted: DType) => { compute: DType; out: DType };
+type Launch = (refs: ReturnType<typeof ref>[], out: ReturnType<typeof ref>, device: Device) => void;
+
+/** Per op, made once: the dtype rule and the kernel call (closures made per call cost on tiny tensors). */
+function perOp<K extends string>(make: (op: K) => { pick: Pick; launch: Launch }): (op: K) => { pick: Pick; launch: Launch } {
+  const made = new Map<K, { pick: Pick; launch: Launch }>();
+  return (op) => {
+    let entry = made.get(op);
+    if (entry === undefined) made.set(op, (entry = make(op)));
+    return entry;
+  };
+}
+
+const SELF = ['self'] as const;
+const SELF_OTHER = ['self', 'other'] as const;
+const SELF_OTHER_ALPHA = ['self', 'other', 'alpha'] as const;
+
+const unaryParts = perOp<UnaryOp>((op) => ({
+  pick: (p) => {
     const dt = computeDType(op, UNARY_RULES[op], p);
     return { compute: dt, out: dt };
-  }, ([a], out, device) => backendOf(device).kernels.unary(op, a!, out));
-  if (!needsGrad([x])) return y;
+  },
+  launch: ([a], out, device) => backendOf(device).kernels.unary(op, a!, out),
+}));
+
+const binaryParts = perOp<BinaryOp>((op) => ({
+  pick: (p) => {
+    const dt = computeDType(op, BINARY_RULES[op], p);
+    return { compute: dt, out: dt };
+  },
+  launch: ([x, y], out, device) => {
+    const kernelOp = out.dtype === 'bool' ? (BOOL_EQUIVALENT[op] ?? op) : op;
+    backendOf(device).kernels.binary(kernelOp, x!, y!, out);
+  },
+}));
+
+function unaryImpl(op: UnaryOp, x: Tensor): Tensor {
+  const { pick, launch } = unaryParts(op);
+  const y = elementwise(op, SELF, [x], pick, launch);
+  if (!needsGrad(x)) return y;
   // The rule keeps alive only what it reads; the others are never looked at (g stands in).
   const saves = UNARY_SAVES[op];
   const keptX = saves === 'x' ? x : null;
@@ -184,18 +220,14 @@ function unaryImpl(op: UnaryOp, x: Tensor): Tensor {
 
 /** A binary elementwise op with promotion and broadcasting; autocast applies its policy (pow, atan2…). */
 export function binary(op: BinaryOp, a: TensorOrScalar, b: TensorOrScalar): Tensor {
+  if (autocastIdle()) return binaryImpl(op, a, b);
   return autocastOp(op, [a, b] as const, (x, y) => binaryImpl(op, x, y));
 }
 
 function binaryImpl(op: BinaryOp, a: TensorOrScalar, b: TensorOrScalar): Tensor {
-  const y = elementwise(op, ['self', 'other'], [a, b], (p) => {
-    const dt = computeDType(op, BINARY_RULES[op], p);
-    return { compute: dt, out: dt };
-  }, ([x, y], out, device) => {
-    const kernelOp = out.dtype === 'bool' ? (BOOL_EQUIVALENT[op] ?? op) : op;
-    backendOf(device).kernels.binary(kernelOp, x!, y!, out);
-  });
-  if (!needsGrad([a, b])) return y;
+  const { pick, launch } = binaryParts(op);
+  const y = elementwise(op, SELF_OTHER, [a, b], pick, launch);
+  if (!needsGrad(a, b)) return y;
   const parts = [a, b].map((v, i) => (v instanceof Tensor && v.requiresGrad ? BINARY_GRADS[op][i === 0 ? 'a' : 'b'] : null));
   // Keep alive only the operands the rules read; the others are never looked at (g stands in).
   const reads = new Set(parts.flatMap((p) => p?.reads ?? []));
@@ -219,7 +251,7 @@ function asOperand(v: TensorOrScalar, like: { readonly dtype: DType; readonly de
 }
 
 export function add(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
-  return withScaled(b, alpha, (sb) => binary('add', a, sb));
+  return addcmulFused(a, b, alpha) ?? withScaled(b, alpha, (sb) => binary('add', a, sb));
 }
 
 export function sub(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
@@ -229,7 +261,22 @@ export function sub(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
   if (aBool !== bBool) {
     throw new DTypeError('Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logicalNot()` operator instead.', 'sub', 'bool');
   }
-  return withScaled(b, alpha, (sb) => binary('sub', a, sb));
+  return addcmulFused(a, b, alpha === undefined ? -1 : -alpha) ?? withScaled(b, alpha, (sb) => binary('sub', a, sb));
+}
+
+/**
+ * `a + alpha·b` in the backend's fused addcmul kernel (b times a scalar alpha, one kernel instead
+ * of a mul and an add): for float32/float64 results, which it computes bit for bit like the
+ * decomposition, outside autograd and autocast (an optimizer's update). Null when it doesn't apply.
+ */
+function addcmulFused(a: Tensor, b: TensorOrScalar, alpha: number | undefined): Tensor | null {
+  if (alpha === undefined || alpha === 1 || typeof alpha !== 'number' || !(b instanceof Tensor) || !(a instanceof Tensor)) return null;
+  if (!autocastIdle() || needsGrad(a, b)) return null;
+  const dtype = resultType(a, b);
+  if (dtype !== float32 && dtype !== float64) return null;
+  const kernel = fusedKernel(backendOf(a.device), 'addcmul');
+  if (kernel === undefined) return null;
+  return elementwise('add', SELF_OTHER_ALPHA, [a, b, alpha], (p) => ({ compute: p, out: p }), ([x, y, z], out) => kernel(x!, y!, z!, out));
 }
 
 /** Runs `fn` on `alpha · b`; add's and sub's backward never read it, so that product is freed after. */

@@ -1,4 +1,5 @@
 // matmul family. Like PyTorch, these never promote dtypes (TP-5) and check devices in schema order (SD-5).
+import type { TensorRef } from '../backend/contract.js';
 import { bool, float64, int32 } from '../dtype/dtype.js';
 import { DTypeError, ShapeError } from '../errors/errors.js';
 import { schemaDevice } from '../dispatch/device-rule.js';
@@ -7,7 +8,7 @@ import { Tensor } from '../tensor/tensor.js';
 import { broadcastShapes, broadcastStrides, numelOf, viewStrides } from '../tensor/shape.js';
 import { contiguousCopy, reshape, transpose, unsqueeze } from './views.js';
 import { record } from '../autograd/engine.js';
-import { autocastOp } from '../amp/autocast.js';
+import { autocastIdle, autocastOp } from '../amp/autocast.js';
 
 function checkPair(op: string, a: Tensor, b: Tensor, names: [string, string]): void {
   if (!(a instanceof Tensor) || !(b instanceof Tensor)) throw new TypeError(`${op}(): both arguments must be Tensors`);
@@ -38,6 +39,13 @@ function asBatched(t: Tensor, batch: readonly number[]): Tensor {
   return reshape(contiguousCopy(Tensor._internal(t._storage, full, strides, t._offset)), [B, r, c]);
 }
 
+/** A matrix as the kernel's [1, rows, cols] batch. */
+function batchOfOne(t: Tensor): TensorRef<unknown> {
+  const { storage, dtype, shape, strides, offset } = ref(t);
+  // The batch stride is never stepped (one batch); rows × cols is what a contiguous batch would have.
+  return { storage, dtype, shape: [1, shape[0]!, shape[1]!], strides: [shape[0]! * shape[1]!, strides[0]!, strides[1]!], offset };
+}
+
 /** The batched product of a [..., M, K] and b [..., K, N]. */
 function batchedProduct(op: string, a: Tensor, b: Tensor): Tensor {
   const [M, K] = a.shape.slice(-2) as [number, number];
@@ -45,16 +53,26 @@ function batchedProduct(op: string, a: Tensor, b: Tensor): Tensor {
   if (K !== K2) {
     throw new ShapeError(`${op}: mat1 and mat2 shapes cannot be multiplied (${shapeText(a)} and ${shapeText(b)})`, op);
   }
-  const batch = broadcastShapes([a.shape.slice(0, -2), b.shape.slice(0, -2)], op);
   const backend = backendOf(a.device);
   requireCompute(backend, a.dtype, op);
-  const out = allocate([numelOf(batch), M, N], a.dtype, a.device);
-  if (out.numel() > 0) {
-    const acc = a.dtype === float64 ? 'float64' : a.dtype === int32 ? 'int32' : 'float32';
-    if (K === 0) backend.kernels.fill(ref(out), 0);
-    else backend.kernels.matmul(ref(asBatched(a, batch)), ref(asBatched(b, batch)), ref(out), acc);
+  const acc = a.dtype === float64 ? 'float64' : a.dtype === int32 ? 'int32' : 'float32';
+  let y: Tensor;
+  if (a.ndim === 2 && b.ndim === 2) {
+    // Two matrices: the kernel sees them as batches of one, with no views or copies made.
+    y = allocate([M, N], a.dtype, a.device);
+    if (y.numel() > 0) {
+      if (K === 0) backend.kernels.fill(ref(y), 0);
+      else backend.kernels.matmul(batchOfOne(a), batchOfOne(b), batchOfOne(y), acc);
+    }
+  } else {
+    const batch = broadcastShapes([a.shape.slice(0, -2), b.shape.slice(0, -2)], op);
+    const out = allocate([numelOf(batch), M, N], a.dtype, a.device);
+    if (out.numel() > 0) {
+      if (K === 0) backend.kernels.fill(ref(out), 0);
+      else backend.kernels.matmul(ref(asBatched(a, batch)), ref(asBatched(b, batch)), ref(out), acc);
+    }
+    y = reshape(out, [...batch, M, N]);
   }
-  const y = reshape(out, [...batch, M, N]);
   // dA = dY·Bᵀ, dB = Aᵀ·dY; the engine sums over broadcast batch dims.
   return record(`${op}Backward`, y, [a, b], (g) => [
     a.requiresGrad ? batchedProduct(op, g, transpose(b, -1, -2)) : null,
@@ -64,6 +82,7 @@ function batchedProduct(op: string, a: Tensor, b: Tensor): Tensor {
 
 /** PyTorch's matmul: dot, mv, mm, or broadcast batched mm, by rank. Autocast: lower precision (AC-8). */
 export function matmul(a: Tensor, b: Tensor): Tensor {
+  if (autocastIdle()) return matmulImpl(a, b);
   return autocastOp('matmul', [a, b] as const, matmulImpl);
 }
 
@@ -85,6 +104,7 @@ function matmulImpl(a: Tensor, b: Tensor): Tensor {
 }
 
 export function mm(a: Tensor, b: Tensor): Tensor {
+  if (autocastIdle()) return mmImpl(a, b);
   return autocastOp('mm', [a, b] as const, mmImpl);
 }
 
@@ -96,6 +116,7 @@ function mmImpl(a: Tensor, b: Tensor): Tensor {
 }
 
 export function bmm(a: Tensor, b: Tensor): Tensor {
+  if (autocastIdle()) return bmmImpl(a, b);
   return autocastOp('bmm', [a, b] as const, bmmImpl);
 }
 

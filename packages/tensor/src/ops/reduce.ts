@@ -10,7 +10,7 @@ import { binary, cast, scalarTensor } from './elementwise.js';
 import { expand, reshape } from './views.js';
 import { record } from '../autograd/engine.js';
 import { gather } from './indexing.js';
-import { autocastOp } from '../amp/autocast.js';
+import { autocastIdle, autocastOp } from '../amp/autocast.js';
 
 /** What `max(dim)` / `min(dim)` return: the extreme values and where they are. */
 export interface ValuesIndices {
@@ -91,6 +91,7 @@ function sumLike(op: 'sum' | 'prod', x: Tensor, dim: Dims, keepdim: boolean, dty
 /** Sum over dims; autocast runs it in float32 on GPUs unless `dtype` is given (AC-10). */
 export function sum(x: Tensor, dim: Dims, keepdim: boolean, dtype?: DType): Tensor {
   if (dtype) return sumImpl(x, dim, keepdim, dtype);
+  if (autocastIdle()) return sumImpl(x, dim, keepdim);
   return autocastOp('sum', [x] as const, (t) => sumImpl(t, dim, keepdim));
 }
 

@@ -1,7 +1,7 @@
 // softmax and logSoftmax: a fused kernel when the backend has one, else the decomposition
 // exp(x − max) / Σ exp(x − max), computed in f32 for half types and rounded once.
 import { inheritSite } from '../tensor/site.js';
-import type { Backend, FusedKernels } from '../backend/contract.js';
+import { fusedKernelsEnabled } from '../dispatch/fused.js';
 import { float32, float64, type DType } from '../dtype/dtype.js';
 import { DTypeError } from '../errors/errors.js';
 import { allocate, backendOf, ref, requireCompute } from '../dispatch/run.js';
@@ -12,23 +12,6 @@ import { amax, sum } from './reduce.js';
 import { record } from '../autograd/engine.js';
 import { autocastOp } from '../amp/autocast.js';
 
-let fusedEnabled = true;
-
-/** Use backends' fused kernels for composite ops (default) or always run the decompositions. */
-export function setFusedKernelsEnabled(on: boolean): void {
-  fusedEnabled = on;
-}
-
-/** Whether composite ops use backends' fused kernels (see setFusedKernelsEnabled). */
-export function fusedKernelsEnabled(): boolean {
-  return fusedEnabled;
-}
-
-/** @internal The backend's fused kernel `name`, bound to it, when it has one and fusion is enabled. */
-export function fusedKernel<K extends keyof FusedKernels<unknown>>(backend: Backend<unknown>, name: K): FusedKernels<unknown>[K] | undefined {
-  const kernel = fusedEnabled ? backend.fused?.[name] : undefined;
-  return typeof kernel === 'function' ? (kernel.bind(backend.fused) as FusedKernels<unknown>[K]) : undefined;
-}
 
 function run(op: 'softmax' | 'logSoftmax', x: Tensor, dim: number): Tensor {
   if (!x.dtype.isFloatingPoint) {
@@ -39,7 +22,7 @@ function run(op: 'softmax' | 'logSoftmax', x: Tensor, dim: number): Tensor {
   const backend = backendOf(x.device);
   requireCompute(backend, x.dtype, op);
   if (x.numel() === 0) return allocate(x.shape, x.dtype, x.device);
-  const fused = fusedEnabled ? backend.fused?.[op] : undefined;
+  const fused = fusedKernelsEnabled() ? backend.fused?.[op] : undefined;
   if (fused) {
     const out = allocate(x.shape, x.dtype, x.device);
     const axis = x.ndim === 0 ? null : d;

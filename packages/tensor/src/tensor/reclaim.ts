@@ -7,15 +7,18 @@
 // - In Node, the registry comes from a context where V8's `cleanupSome` exists: every allocation
 //   first runs the callbacks of storages already collected, synchronously.
 // - Core counts the bytes of storages not yet freed. When they pass a watermark (twice what was
-//   live after the last reclaim, at least 64 MiB; a garbage collector's growth rule), core asks the
-//   engine for a full collection (V8 processes finalization records only in full collections) and
-//   runs the callbacks. Where the engine offers neither (browsers), it warns once with the fix.
+//   live after the last reclaim, at least 64 MiB and at least the JavaScript heap's size: a garbage
+//   collector's growth rule), core asks the engine for a full collection (V8 processes finalization
+//   records only in full collections) and runs the callbacks. Where the engine offers neither
+//   (browsers), it warns once with the fix.
 
 /** What the registry keeps per storage to free it: never the Storage itself. */
 export interface Held {
   readonly backend: { free(handle: unknown): void };
   readonly handle: unknown;
   readonly bytes: number;
+  /** Set when the storage was freed explicitly: the record then does nothing when its owner is collected. */
+  freed: boolean;
 }
 
 interface Engine {
@@ -24,6 +27,8 @@ interface Engine {
   readonly cleanupSome: (() => void) | null;
   /** A full collection, now (V8 finds unreachable storages only in full collections); null where the engine can't. */
   readonly collect: (() => void) | null;
+  /** Bytes the JavaScript heap uses now, what a full collection's cost grows with; null where unknown. */
+  readonly heapBytes: (() => number) | null;
 }
 
 interface NodeProcess {
@@ -31,12 +36,26 @@ interface NodeProcess {
   getBuiltinModule?: (id: string) => unknown;
 }
 
-interface V8Module { setFlagsFromString(flags: string): void }
+interface V8Module {
+  setFlagsFromString(flags: string): void;
+  getHeapStatistics(): { used_heap_size: number };
+}
 interface VmModule { createContext(): object; runInContext(code: string, context: object): unknown }
 type CleanupSomeRegistry = FinalizationRegistry<Held> & { cleanupSome(): void };
 type GcFunction = () => void;
 
 const MIN_WATERMARK = 64 * 2 ** 20;
+
+/**
+ * What one pending storage counts for: its bytes, but at least what its tensor, storage, backend
+ * handle and finalization record take on the JavaScript heap, so a loop of tiny tensors also
+ * reaches the watermark.
+ */
+const MIN_ACCOUNTED_BYTES = 512;
+
+export function accountedBytes(bytes: number): number {
+  return Math.max(bytes, MIN_ACCOUNTED_BYTES);
+}
 
 let live = 0;
 let watermark = MIN_WATERMARK;
@@ -44,6 +63,8 @@ let warned = false;
 let finalizedSinceReclaim = 0;
 
 function finalize(held: Held): void {
+  if (held.freed) return;
+  held.freed = true;
   live -= held.bytes;
   finalizedSinceReclaim++;
   held.backend.free(held.handle);
@@ -76,24 +97,28 @@ function nodeEngine(): Engine | null {
       registry,
       cleanupSome: () => registry.cleanupSome(),
       collect: gc,
+      heapBytes: () => v8.getHeapStatistics().used_heap_size,
     };
   } catch {
     return null; // an engine without these flags: the portable path below
   }
 }
 
-const engine: Engine = nodeEngine() ?? { registry: new FinalizationRegistry(finalize), cleanupSome: null, collect: null };
+const engine: Engine = nodeEngine() ?? { registry: new FinalizationRegistry(finalize), cleanupSome: null, collect: null, heapBytes: null };
 
 /** Watch `owner`: when it is collected, `held.backend.free(held.handle)` runs. */
 export function track(owner: object, held: Held): void {
   live += held.bytes;
-  engine.registry.register(owner, held, held);
+  // No unregister token: registering with one costs twice as much, and an explicit free only
+  // marks the record (see untrack).
+  engine.registry.register(owner, held);
 }
 
-/** `owner` was freed explicitly: forget it. */
+/** `owner` was freed explicitly: its record, still registered, will do nothing. */
 export function untrack(held: Held): void {
+  if (held.freed) return;
+  held.freed = true;
   live -= held.bytes;
-  engine.registry.unregister(held);
 }
 
 /** Called before every allocation of `bytes`: frees what the collector already found, and reclaims past the watermark. */
@@ -116,17 +141,9 @@ function reclaim(): void {
     );
   }
   finalizedSinceReclaim = 0;
-  watermark = Math.max(MIN_WATERMARK, 2 * live);
-}
-
-/** Bytes of storages not yet freed (disposed or collected and finalized), over every device. */
-export function pendingBytes(): number {
-  return live;
-}
-
-/** True when unreachable storages are freed synchronously at allocation (Node), not only between event-loop turns. */
-export function reclaimsSynchronously(): boolean {
-  return engine.collect !== null && engine.cleanupSome !== null;
+  // A full collection costs in proportion to the JavaScript heap: allocating at least that much
+  // between two keeps the cost per allocated byte bounded in a large program too.
+  watermark = Math.max(MIN_WATERMARK, 2 * live, engine.heapBytes?.() ?? 0);
 }
 
 /**

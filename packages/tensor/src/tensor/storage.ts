@@ -3,7 +3,7 @@
 import type { Backend } from '../backend/contract.js';
 import type { DType } from '../dtype/dtype.js';
 import type { Device } from '../device/device.js';
-import { beforeAllocate, track, untrack, type Held } from './reclaim.js';
+import { accountedBytes, beforeAllocate, track, untrack, type Held } from './reclaim.js';
 
 export class Storage {
   private users = 0;
@@ -22,12 +22,12 @@ export class Storage {
     readonly pinned: boolean = false,
   ) {
     // The registry's record must not reach this Storage, or it would never be collected.
-    this.held = { backend, handle, bytes: numel * dtype.itemsize };
+    this.held = { backend, handle, bytes: accountedBytes(numel * dtype.itemsize), freed: false };
     track(this, this.held);
   }
 
   static allocate(backend: Backend<unknown>, device: Device, dtype: DType, numel: number, pinned = false): Storage {
-    beforeAllocate(numel * dtype.itemsize);
+    beforeAllocate(accountedBytes(numel * dtype.itemsize));
     return new Storage(backend, backend.alloc(device.index ?? 0, dtype.name, numel), device, dtype, numel, pinned);
   }
 

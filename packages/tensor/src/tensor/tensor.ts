@@ -2,6 +2,7 @@ import type { DType } from '../dtype/dtype.js';
 import { bfloat16, bool, float16, float32, float64, int32 } from '../dtype/dtype.js';
 import type { Device, DeviceLike } from '../device/device.js';
 import { currentSite, type CreationSite } from './site.js';
+import { noteCreated } from './temporaries.js';
 import { isContiguous, normalizeDim, numelOf } from './shape.js';
 import type { Storage } from './storage.js';
 import * as views from '../ops/views.js';
@@ -65,7 +66,10 @@ export class Tensor {
     this._offset = offset;
     this._site = site;
     this._holds = counted;
-    if (counted) storage.retain();
+    if (counted) {
+      storage.retain();
+      noteCreated(this);
+    }
   }
 
   /** @internal Core's way to make a tensor the user will see: it records where it was created. */
