@@ -44,7 +44,7 @@ describe('webgpu memory without dispose()', () => {
     expect(max(samples.slice(-100))).toBeLessThanOrEqual(samples[10]! + MiB);
   });
 
-  it('a loop that never yields: 4,000 adds of 256×256 (1000 MiB of results) peak within the reclaim bound (64 MiB, or the JavaScript heap if larger)', () => {
+  it('a loop that never yields: 4,000 adds of 256×256 (1000 MiB of results) peak within the reclaim bound (64 MiB, or twice the JavaScript heap if larger)', () => {
     const big = randn([256, 256]).to('webgpu');
     const base = memoryStats('webgpu').allocatedBytes;
     let peak = 0;
@@ -52,7 +52,7 @@ describe('webgpu memory without dispose()', () => {
       big.add(big);
       peak = Math.max(peak, memoryStats('webgpu').allocatedBytes - base);
     }
-    const bound = Math.max(64 * MiB, process.memoryUsage().heapUsed) + 16 * MiB;
+    const bound = Math.max(64 * MiB, 2 * process.memoryUsage().heapUsed) + 16 * MiB;
     expect(bound).toBeLessThan(1000 * MiB); // else the check could not fail
     expect(peak).toBeLessThan(bound);
   });

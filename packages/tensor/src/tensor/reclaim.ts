@@ -7,7 +7,7 @@
 // - In Node, the registry comes from a context where V8's `cleanupSome` exists: every allocation
 //   first runs the callbacks of storages already collected, synchronously.
 // - Core counts the bytes of storages not yet freed. When they pass a watermark (twice what was
-//   live after the last reclaim, at least 64 MiB and at least the JavaScript heap's size: a garbage
+//   live after the last reclaim, at least 64 MiB and at least twice the JavaScript heap: a garbage
 //   collector's growth rule), core asks the engine for a full collection (V8 processes finalization
 //   records only in full collections) and runs the callbacks. Where the engine offers neither
 //   (browsers), it warns once with the fix.
@@ -141,9 +141,9 @@ function reclaim(): void {
     );
   }
   finalizedSinceReclaim = 0;
-  // A full collection costs in proportion to the JavaScript heap: allocating at least that much
+  // A full collection costs in proportion to the JavaScript heap: allocating twice that much
   // between two keeps the cost per allocated byte bounded in a large program too.
-  watermark = Math.max(MIN_WATERMARK, 2 * live, engine.heapBytes?.() ?? 0);
+  watermark = Math.max(MIN_WATERMARK, 2 * live, 2 * (engine.heapBytes?.() ?? 0));
 }
 
 /**
