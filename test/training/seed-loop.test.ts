@@ -51,6 +51,30 @@ describe('the seed training loop', () => {
     expect(end).toBeLessThanOrEqual(after100 * 1.5);
   });
 
+  it('keeps memory bounded over 2,000 steps without its DataLoader: batches sliced by hand, the only await is loss.item()', async () => {
+    manualSeed(0);
+    const images = randn([256, 64]);
+    const labels = randint(0, 10, [256]);
+    const model = new nn.Sequential(new nn.Linear(64, 32), new nn.ReLU(), new nn.Linear(32, 10));
+    const optimizer = new SGD(model.parameters(), { lr: 0.05, momentum: 0.9 });
+    let after100 = 0;
+    for (let step = 1; step <= 2000; step++) {
+      const at = (step * 16) % 256;
+      const loss = F.crossEntropy(model.forward(images.narrow(0, at, 16)), labels.narrow(0, at, 16));
+      optimizer.zeroGrad();
+      loss.backward();
+      optimizer.step();
+      await loss.item();
+      if (step === 100) {
+        await settle();
+        after100 = memoryStats('cpu').allocatedBytes;
+      }
+    }
+    await settle();
+    expect(after100).toBeGreaterThan(0);
+    expect(memoryStats('cpu').allocatedBytes).toBeLessThanOrEqual(after100 * 1.5);
+  });
+
   it('fails at the first op when the model and the batch are on different devices, naming where the batch was created', () => {
     registerFakeBackend();
     const model = new nn.Sequential(new nn.Linear(4, 3)).to('fake');

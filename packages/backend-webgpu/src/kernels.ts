@@ -96,7 +96,10 @@ function storeExpr(e: Expr, computeDtype: DTypeName, outDtype: DTypeName): strin
 const COOPERATIVE_MIN_LENGTH = 1024;
 const COOPERATIVE_GROUP = 128;
 
-export function createKernels(ctx: KernelContext): { kernels: Kernels<WebGPUStorage>; fused: FusedKernels<WebGPUStorage> } {
+/** The fused kernels this backend has: all but addcmul (contract 1.2.0), whose decomposition core runs instead. */
+type WebGPUFused = Omit<FusedKernels<WebGPUStorage>, 'addcmul'>;
+
+export function createKernels(ctx: KernelContext): { kernels: Kernels<WebGPUStorage>; fused: WebGPUFused } {
   const { rt, env } = ctx;
   const tg = (d: DTypeName) => tag(env, d);
 
@@ -827,7 +830,7 @@ ${MAIN_SIGNATURE} {${THREAD_INDEX}
   }
 
   const kernels: Kernels<WebGPUStorage> = { unary, binary, compare, where, cast, copy, fill, reduce, argReduce, matmul, gather, scatterAdd, random };
-  const fused: FusedKernels<WebGPUStorage> = {
+  const fused: WebGPUFused = {
     softmax: (x, dim, out) => softmaxLike('softmax', x, dim, out),
     logSoftmax: (x, dim, out) => softmaxLike('logSoftmax', x, dim, out),
     crossEntropy,

@@ -190,7 +190,6 @@ function toCompute(dtype: DTypeName, values: Float64Array): Float32Array | Float
   return dtype === 'float64' ? values : Float32Array.from(values);
 }
 
-/** The CPU backend's fused kernels: softmax, logSoftmax, crossEntropy, unscale-and-check and Adam/AdamW. */
 /** `out = x + t1·t2`: the product rounded to f32 (f64 for float64) before the sum, as the decomposition rounds it. */
 export function addcmul(x: Ref, t1: Ref, t2: Ref, out: Ref): void {
   const what = 'addcmul';
@@ -210,4 +209,5 @@ export function addcmul(x: Ref, t1: Ref, t2: Ref, out: Ref): void {
   commitValues(out, dst);
 }
 
+/** The CPU backend's fused kernels: softmax, logSoftmax, crossEntropy, unscale-and-check, Adam/AdamW and addcmul. */
 export const CpuFused: FusedKernels<CpuStorage> = { softmax, logSoftmax, crossEntropy, unscaleAndCheck, adamw, addcmul };

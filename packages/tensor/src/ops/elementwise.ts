@@ -251,7 +251,7 @@ function asOperand(v: TensorOrScalar, like: { readonly dtype: DType; readonly de
 }
 
 export function add(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
-  return addcmulFused(a, b, alpha) ?? withScaled(b, alpha, (sb) => binary('add', a, sb));
+  return addcmulFused('add', a, b, alpha) ?? withScaled(b, alpha, (sb) => binary('add', a, sb));
 }
 
 export function sub(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
@@ -261,22 +261,24 @@ export function sub(a: Tensor, b: TensorOrScalar, alpha?: number): Tensor {
   if (aBool !== bBool) {
     throw new DTypeError('Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logicalNot()` operator instead.', 'sub', 'bool');
   }
-  return addcmulFused(a, b, alpha === undefined ? -1 : -alpha) ?? withScaled(b, alpha, (sb) => binary('sub', a, sb));
+  return addcmulFused('sub', a, b, alpha) ?? withScaled(b, alpha, (sb) => binary('sub', a, sb));
 }
 
 /**
- * `a + alpha·b` in the backend's fused addcmul kernel (b times a scalar alpha, one kernel instead
- * of a mul and an add): for float32/float64 results, which it computes bit for bit like the
- * decomposition, outside autograd and autocast (an optimizer's update). Null when it doesn't apply.
+ * `a ± alpha·b` in the backend's fused addcmul kernel (b times a scalar alpha, one kernel instead
+ * of a mul and an add): for float32/float64 tensors on one device, which it computes bit for bit
+ * like the decomposition, outside autograd and autocast (an optimizer's update). Null when it
+ * doesn't apply: no alpha, a CPU scalar riding along (SD-3), other dtypes, or no such kernel.
  */
-function addcmulFused(a: Tensor, b: TensorOrScalar, alpha: number | undefined): Tensor | null {
+function addcmulFused(op: 'add' | 'sub', a: Tensor, b: TensorOrScalar, alpha: number | undefined): Tensor | null {
   if (alpha === undefined || alpha === 1 || typeof alpha !== 'number' || !(b instanceof Tensor) || !(a instanceof Tensor)) return null;
-  if (!autocastIdle() || needsGrad(a, b)) return null;
+  if (!a.device.equals(b.device) || !autocastIdle() || needsGrad(a, b)) return null;
   const dtype = resultType(a, b);
   if (dtype !== float32 && dtype !== float64) return null;
   const kernel = fusedKernel(backendOf(a.device), 'addcmul');
   if (kernel === undefined) return null;
-  return elementwise('add', SELF_OTHER_ALPHA, [a, b, alpha], (p) => ({ compute: p, out: p }), ([x, y, z], out) => kernel(x!, y!, z!, out));
+  const scale = op === 'add' ? alpha : -alpha;
+  return elementwise(op, SELF_OTHER_ALPHA, [a, b, scale], (p) => ({ compute: p, out: p }), ([x, y, z], out) => kernel(x!, y!, z!, out));
 }
 
 /** Runs `fn` on `alpha · b`; add's and sub's backward never read it, so that product is freed after. */

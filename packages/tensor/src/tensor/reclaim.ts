@@ -72,8 +72,8 @@ function finalize(held: Held): void {
 
 /**
  * Node: a FinalizationRegistry with `cleanupSome` and a `gc` function, taken from a fresh context
- * created while V8's flags for them were on (the flags are turned off again at once, so no other
- * context sees them). `CORE_SYNC_RECLAIM=0` opts out.
+ * created while V8's flags for them were on. A flag this process did not start with is turned off
+ * again at once, so no other context sees it. `CORE_SYNC_RECLAIM=0` opts out.
  */
 function nodeEngine(): Engine | null {
   const proc = (globalThis as { process?: NodeProcess }).process;
@@ -81,14 +81,17 @@ function nodeEngine(): Engine | null {
   try {
     const v8 = proc.getBuiltinModule('node:v8') as V8Module;
     const vm = proc.getBuiltinModule('node:vm') as VmModule;
-    v8.setFlagsFromString('--harmony-weak-refs-with-cleanup-some');
-    v8.setFlagsFromString('--expose-gc');
+    const own = globalThis as { gc?: unknown; FinalizationRegistry: { prototype: object } };
+    const flags = [
+      ...('cleanupSome' in own.FinalizationRegistry.prototype ? [] : ['harmony-weak-refs-with-cleanup-some']),
+      ...(typeof own.gc === 'function' ? [] : ['expose-gc']),
+    ];
+    for (const flag of flags) v8.setFlagsFromString(`--${flag}`);
     let found: unknown;
     try {
       found = vm.runInContext('[FinalizationRegistry, typeof gc === "function" ? gc : null]', vm.createContext());
     } finally {
-      v8.setFlagsFromString('--no-harmony-weak-refs-with-cleanup-some');
-      v8.setFlagsFromString('--no-expose-gc');
+      for (const flag of flags) v8.setFlagsFromString(`--no-${flag}`);
     }
     const [Registry, gc] = found as [typeof FinalizationRegistry, GcFunction | null];
     if (typeof (Registry.prototype as Partial<CleanupSomeRegistry>).cleanupSome !== 'function') return null;
