@@ -1,7 +1,7 @@
 // The whole backend without a GPU: the real addon, runtime and launch geometry, with the driver
 // replaced by native/cuda/test/fake_libcuda.cpp (host memory; kernels run on the CPU emulation).
 // Each case runs in a child process whose LD_LIBRARY_PATH makes dlopen("libcuda.so.1") find it.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -12,41 +12,50 @@ const child = fileURLToPath(new URL('./fake-driver-run.mjs', import.meta.url));
 const ready = existsSync(`${fakeDir}/libcuda.so.1`) && existsSync(defaultAddonPath());
 if (!ready) console.log('[cuda] fake-driver tests skipped: the addon (nvcc) or the fake driver (g++) was not built');
 
-function run(args: string[], env: Record<string, string> = {}): unknown {
-  const r = spawnSync(process.execPath, [child, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, LD_LIBRARY_PATH: fakeDir, ...env },
-    timeout: 600_000,
+/**
+ * Runs the child with the fake driver and returns its last stdout line as JSON. Asynchronous: the
+ * conformance run takes a minute on a busy machine, and a synchronous spawn would stall this
+ * worker's event loop (and vitest's messages to it) for all of it.
+ */
+function run(args: string[], env: Record<string, string> = {}): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [child, ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, LD_LIBRARY_PATH: fakeDir, ...env },
+      timeout: 600_000,
+      maxBuffer: 256 * 2 ** 20,
+    }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`child failed (${error.code ?? error.message}): ${stderr}`));
+      else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!));
+    });
   });
-  if (r.status !== 0) throw new Error(`child failed (${r.status}): ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
 }
 
 describe.skipIf(!ready)('cuda through the fake driver', () => {
-  it('with a current driver and a device, cuda is available (cuBLASLt loaded)', () => {
-    expect(run(['probe'])).toMatchObject({ type: 'cuda', available: true, deviceCount: 1 });
+  it('with a current driver and a device, cuda is available (cuBLASLt loaded)', async () => {
+    expect(await run(['probe'])).toMatchObject({ type: 'cuda', available: true, deviceCount: 1 });
   });
 
-  it('a driver older than CUDA 13.0 is reported as too old', () => {
-    expect(run(['probe'], { FAKE_CUDA_VERSION: '12040' })).toMatchObject({
+  it('a driver older than CUDA 13.0 is reported as too old', async () => {
+    expect(await run(['probe'], { FAKE_CUDA_VERSION: '12040' })).toMatchObject({
       available: false,
       reason: 'driver too old: needs ≥ CUDA 13.0 (an R580 or newer driver), found CUDA 12.4',
     });
   });
 
-  it('a driver without devices is reported as no device', () => {
-    expect(run(['probe'], { FAKE_CUDA_DEVICES: '0' })).toMatchObject({ available: false, reason: 'no device (the driver reports no CUDA device)' });
+  it('a driver without devices is reported as no device', async () => {
+    expect(await run(['probe'], { FAKE_CUDA_DEVICES: '0' })).toMatchObject({ available: false, reason: 'no device (the driver reports no CUDA device)' });
   });
 
-  it('a GPU older than sm_80 is reported as no usable device', () => {
-    expect(run(['probe'], { FAKE_CUDA_CC_MAJOR: '7' })).toMatchObject({
+  it('a GPU older than sm_80 is reported as no usable device', async () => {
+    expect(await run(['probe'], { FAKE_CUDA_CC_MAJOR: '7' })).toMatchObject({
       available: false,
       reason: 'no device: Fake CUDA device (CPU emulation) has compute capability 7.0; this build has kernels for 8.0 and newer',
     });
   });
 
-  it('the conformance suite passes (strict) on cuda with our GEMM kernels', () => {
-    const r = run(['conformance', '', 'own']) as {
+  it('the conformance suite passes (strict) on cuda with our GEMM kernels', async () => {
+    const r = await run(['conformance', '', 'own']) as {
       counts: { pass: number; fail: number; xpass: number; skip: number };
       failed: { id: string; message: string }[];
       stats: { wmmaCalls: number; tiledCalls: number; launches: number };
@@ -60,8 +69,8 @@ describe.skipIf(!ready)('cuda through the fake driver', () => {
     expect(r.stats.tiledCalls).toBeGreaterThan(0);
   });
 
-  it('matmul and everything built on it pass with cuBLASLt (a fake libcublasLt.so.13: column-major, strided batches)', () => {
-    const r = run(['conformance', 'matmul', 'auto']) as {
+  it('matmul and everything built on it pass with cuBLASLt (a fake libcublasLt.so.13: column-major, strided batches)', async () => {
+    const r = await run(['conformance', 'matmul', 'auto']) as {
       counts: { pass: number; fail: number };
       failed: { id: string; message: string }[];
       stats: { cublasLtCalls: number; wmmaCalls: number; tiledCalls: number };
@@ -72,8 +81,8 @@ describe.skipIf(!ready)('cuda through the fake driver', () => {
     expect(r.stats.cublasLtCalls).toBeGreaterThan(r.stats.wmmaCalls + r.stats.tiledCalls);
   });
 
-  it('the training cases pass with cuBLASLt', () => {
-    const r = run(['conformance', 'training/', 'auto']) as { counts: { pass: number }; failed: unknown[]; stats: { cublasLtCalls: number } };
+  it('the training cases pass with cuBLASLt', async () => {
+    const r = await run(['conformance', 'training/', 'auto']) as { counts: { pass: number }; failed: unknown[]; stats: { cublasLtCalls: number } };
     expect(r.failed).toEqual([]);
     expect(r.counts.pass).toBeGreaterThan(0);
     expect(r.stats.cublasLtCalls).toBeGreaterThan(0);

@@ -66,6 +66,10 @@ suite('cuda on a GPU', () => {
 
   it('device memory is accounted and reported to V8 as external memory', async () => {
     const b = await cuda();
+    // Free what earlier tests dropped first: core reclaims collected tensors at the next allocation,
+    // which would otherwise land between the two readings.
+    (globalThis as { gc?: () => void }).gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 0));
     const before = b.memoryStats(0);
     const external0 = process.memoryUsage().external;
     const t = randn([1024, 1024]).to('cuda');
