@@ -94,7 +94,7 @@ export class CpuStorage {
 
   /** Drops the array (and returns a heap block) so its memory can be reused even while handles to the storage survive. */
   release(): void {
-    if (this.live && this.heap !== null) this.heap.free(this.address);
+    if (this.live && this.heap !== null) this.heap.free(this.address, this.byteLength);
     this.live = false;
     this.array = null;
     this.ballast = null;

@@ -47,9 +47,10 @@ export class WasmHeap {
   readonly shared: boolean;
   private top = RESERVED_BYTES;
   private liveBytes = 0;
-  private readonly sizes = new Map<number, number>(); // live block address → size
   private readonly freeBySize = new Map<number, number[]>();
   private freeBytes = 0;
+  /** A block was freed since the last merge of neighbours. */
+  private freedSinceCoalesce = false;
   private readonly maxBytes: number;
   /** The memory's size in bytes; only this heap grows it. (Reading memory.buffer on every allocation costs.) */
   private capacity: number;
@@ -67,13 +68,16 @@ export class WasmHeap {
     const size = alignUp(bytes);
     let address = this.takeFree(size);
     if (address < 0 && this.top + size > this.capacity && this.freeBytes >= size) {
-      // Growing is the last resort: first merge free neighbours and reuse the best fit.
-      this.coalesce();
+      // Growing is the last resort: first merge free neighbours (once per batch of frees: merging
+      // sorts every free block) and reuse the best fit.
+      if (this.freedSinceCoalesce) {
+        this.coalesce();
+        this.freedSinceCoalesce = false;
+      }
       address = this.takeBestFit(size);
     }
     if (address < 0) address = this.bump(size);
     if (address < 0) return -1;
-    this.sizes.set(address, size);
     this.liveBytes += size;
     this.sincePressure += size;
     return address;
@@ -86,13 +90,15 @@ export class WasmHeap {
     return allocBallast(PRESSURE_BYTES);
   }
 
-  /** Returns a block to the heap. */
-  free(address: number): void {
-    const size = this.sizes.get(address);
-    if (size === undefined) throw new Error(`cpu wasm heap: address ${address} is not a live block`);
-    this.sizes.delete(address);
+  /**
+   * Returns a block of `bytes` (what alloc was asked for) to the heap. The owner passes the size:
+   * a map from address to size cost more per tensor than the rest of an allocation.
+   */
+  free(address: number, bytes: number): void {
+    const size = alignUp(bytes);
     this.liveBytes -= size;
     this.pushFree(address, size);
+    this.freedSinceCoalesce = true;
   }
 
   stats(): HeapStats {

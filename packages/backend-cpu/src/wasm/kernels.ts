@@ -210,24 +210,27 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
     if (!isContiguous(x.shape, x.strides) || !isContiguous(out.shape, out.strides)) return false; // before any temporaries
     let current = x;
     let temp = -1;
+    let tempBytes = 0;
     for (let r = runs.length - 1; r >= 0; r--) {
       const shape = current.shape.map((d, i) => (runs[r].includes(i) ? 1 : d));
       let next = out;
       let nextTemp = -1;
+      const nextBytes = sizeOf(shape) * 4;
       if (r > 0) {
-        nextTemp = rt.heap.alloc(sizeOf(shape) * 4);
+        nextTemp = rt.heap.alloc(nextBytes);
         if (nextTemp < 0) break;
         // A heap block that only sumRun sees, which reads nothing of a storage but its address.
         next = { storage: { address: nextTemp } as CpuStorage, dtype: 'float32', shape, strides: contiguousStrides(shape), offset: 0 };
       }
       const done = sumRun(current, runs[r], next);
-      if (temp >= 0) rt.heap.free(temp);
+      if (temp >= 0) rt.heap.free(temp, tempBytes);
       temp = nextTemp;
+      tempBytes = nextBytes;
       current = next;
       if (!done) break;
       if (r === 0) return true;
     }
-    if (temp >= 0) rt.heap.free(temp);
+    if (temp >= 0) rt.heap.free(temp, tempBytes);
     return false;
   }
 

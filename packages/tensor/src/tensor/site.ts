@@ -127,7 +127,7 @@ export function captureSite(): CreationSite {
   return firstUserSite(ErrorV8, SHALLOW_FRAMES) ?? firstUserSite(ErrorV8, DEEP_FRAMES);
 }
 
-const SHALLOW_FRAMES = 10;
+const SHALLOW_FRAMES = 4;
 const DEEP_FRAMES = 40;
 
 function firstUserSite(ErrorV8: ErrorConstructor & { prepareStackTrace?: PrepareStackTrace }, frames: number): CreationSite {
