@@ -2,7 +2,7 @@
 // RND-*), comparisons, where, clamp, reductions, matmul, indexing, joins, softmax, in-place ops,
 // reads, memory. References are computed here in float64 from the same (already rounded) inputs.
 import '@core/backend-cpu';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   arange, bfloat16, bool, cat, DTypeError, float16, float32, float32ToBFloat16Bits, float32ToFloat16Bits, float64,
   full, fusedKernelsEnabled, getBackend, int32, memoryStats, ones, pad, roundToBFloat16, roundToFloat16,
@@ -873,6 +873,13 @@ describe('dataSync / data / toArray / item', () => {
 // ---- memory ----
 
 describe('dispose and memoryStats', () => {
+  // Free what earlier tests dropped before each count: core reclaims collected tensors at the next
+  // allocation, which would otherwise land inside a before/after pair.
+  beforeEach(async () => {
+    (globalThis as { gc?: () => void }).gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  });
+
   it('allocations go up by exactly one per new tensor and back down after dispose', () => {
     const before = memoryStats('cpu');
     const t = zeros([100]);
