@@ -873,11 +873,11 @@ describe('dataSync / data / toArray / item', () => {
 // ---- memory ----
 
 describe('dispose and memoryStats', () => {
-  // Free what earlier tests dropped before each count: core reclaims collected tensors at the next
-  // allocation, which would otherwise land inside a before/after pair.
-  beforeEach(async () => {
+  // Free what earlier tests dropped before each count: collect, then allocate once, since core
+  // frees collected tensors at the next allocation (which would otherwise land inside a pair).
+  beforeEach(() => {
     (globalThis as { gc?: () => void }).gc?.();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    zeros([1]).dispose();
   });
 
   it('allocations go up by exactly one per new tensor and back down after dispose', () => {

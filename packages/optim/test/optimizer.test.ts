@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DeviceMismatchError, float16, float32, float64, isGradEnabled, memoryStats, noGrad, randn, setFusedKernelsEnabled, ShapeError, tensor, ValueError,
+  DeviceMismatchError, float16, float32, float64, isGradEnabled, memoryStats, noGrad, randn, setFusedKernelsEnabled, ShapeError, tensor, ValueError, zeros,
   type MemoryStats, type Tensor,
 } from '@core/tensor';
 import { Adam, AdamW, Optimizer, SGD, type ParamGroup, type ParamWithGrad } from '../src/index.js';
@@ -236,10 +236,10 @@ describe('a step frees its temporaries at once (no garbage collection needed)', 
       if (name.includes('decomposition')) setFusedKernelsEnabled(false);
       try {
         step(); // creates the state
-        // Free what earlier code dropped: core reclaims collected tensors at the next allocation,
-        // which would otherwise land between the two counts.
+        // Free what earlier code dropped before counting: collect, then allocate once, since core
+        // frees collected tensors at the next allocation (which would otherwise fall inside a step).
         (globalThis as { gc?: () => void }).gc?.();
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        zeros([1]).dispose();
         before = memoryStats('cpu');
         step();
         step();
