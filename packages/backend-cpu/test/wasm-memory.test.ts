@@ -1,9 +1,9 @@
 // Tensors in the wasm heap are freed by finalizers, which need the JS engine to collect their
-// handles. It would not, for lack of heap growth it can see, without the heap's ballast
-// buffers: a loop like the training demo's (a macrotask turn per batch, as the DataLoader gives,
-// and never a gc call) grew to gigabytes of live tensors. Now live bytes stay near what the loop
-// really holds. (A loop that never yields to the event loop keeps every tensor, whatever the
-// storage: finalizers cannot run.)
+// handles. It would not, for lack of heap growth it can see: a loop like the training demo's (a
+// macrotask turn per batch, as the DataLoader gives, and never a gc call) grew to gigabytes of live
+// tensors. In Node core counts them and asks for collections itself (docs/guides/memory.md);
+// elsewhere the heap's ballast buffers make the engine see them. Live bytes stay near what the
+// loop really holds.
 import { full, memoryStats } from '@core/tensor';
 import { describe, expect, it } from 'vitest';
 import '../src/index.js';

@@ -43,6 +43,7 @@ export { fusedAdamStep, type FusedAdamTensors } from './ops/adam.js';
 export type { ValuesIndices } from './ops/reduce.js';
 export { memoryStats } from './tensor/memory.js';
 export { freeingTemporaries } from './tensor/temporaries.js';
+export { reclaimsSynchronously } from './tensor/reclaim.js';
 export { noGrad, enableGrad, isGradEnabled, setGradEnabled } from './autograd/grad-mode.js';
 export { gradcheck, type GradcheckOptions, type GradcheckResult } from './autograd/gradcheck.js';
 export type { BackwardOptions } from './autograd/engine.js';

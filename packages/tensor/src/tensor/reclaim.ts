@@ -151,6 +151,14 @@ function reclaim(): void {
 }
 
 /**
+ * @internal True when core frees collected storages at allocation time and bounds pending ones
+ * itself (Node): a backend then needs no tricks of its own to make the engine collect.
+ */
+export function reclaimsSynchronously(): boolean {
+  return engine.collect !== null && engine.cleanupSome !== null;
+}
+
+/**
  * Resolves after one turn of the event loop (a macrotask), so that finalizers the engine has
  * queued run first. The reads users await (`item()`, `data()`, `toArray()`) end with it.
  */
