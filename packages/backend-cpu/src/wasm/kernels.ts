@@ -82,15 +82,9 @@ function collapse(shape: readonly number[], strides: readonly (readonly number[]
   return { shape: outShape, strides: outStrides };
 }
 
-/** True when `ref` is laid out row-major with no gaps (its offset may be anything). */
-function isDense(ref: Ref): boolean {
-  const { shape, strides } = ref;
-  let expected = 1;
-  for (let d = shape.length - 1; d >= 0; d--) {
-    if (shape[d] !== 1 && strides[d] !== expected) return false;
-    expected *= shape[d]!;
-  }
-  return true;
+/** No operand, or one laid out row-major with no gaps (its offset may be anything). */
+function isDense(ref: Ref | null): boolean {
+  return ref === null || isContiguous(ref.shape, ref.strides);
 }
 
 const UNIT_STRIDES: readonly (readonly number[])[] = [[1], [1], [1], [1]];
@@ -157,7 +151,7 @@ function chooseTiles(batches: number, m: number, n: number, k: number, threads: 
 /** Runs elementwise_task over x (and y, and the where-condition z) into out; false when it cannot. */
 function elementwise(rt: WasmRuntime, op: number, out: Ref, x: Ref, y: Ref | null = null, z: Ref | null = null, type = 0): boolean {
   // Dense operands of one shape (the common case) are one run: no collapsing to do.
-  const dense = isDense(out) && isDense(x) && (y === null || isDense(y)) && (z === null || isDense(z));
+  const dense = isDense(out) && isDense(x) && isDense(y) && isDense(z);
   const { shape, strides } = dense ? oneRun(sizeOf(out.shape)) : collapse(out.shape, [out, x, y ?? x, z ?? x].map((r) => r.strides));
   if (shape.length > MAX_DIMS) return false;
   const numel = sizeOf(shape);
@@ -193,7 +187,6 @@ function elementwise(rt: WasmRuntime, op: number, out: Ref, x: Ref, y: Ref | nul
 
 export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels<CpuStorage> {
   const i32 = (): Int32Array => rt.views.i32;
-
 
   /** Sums over any axes of a contiguous x: one contiguous run of axes at a time, last run first, through heap temporaries. */
   function sumRuns(x: Ref, axes: readonly number[], out: Ref): boolean {

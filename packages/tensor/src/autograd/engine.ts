@@ -6,6 +6,7 @@ import { isGradEnabled, noGrad } from './grad-mode.js';
 import { withoutAutocast } from '../amp/autocast.js';
 import { withCreationSite } from '../tensor/site.js';
 import { Node, type BackwardFn, type Edge } from './node.js';
+import { sameShape } from '../tensor/shape.js';
 
 /** Whether an op over these inputs records a node (grad mode on and some input requires grad). */
 export function needsGrad(...inputs: readonly unknown[]): boolean {
@@ -63,10 +64,6 @@ function topologicalOrder(root: Node): Node[] {
     }
   }
   return order.reverse();
-}
-
-function sameShape(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((s, i) => s === b[i]);
 }
 
 /** Sum a gradient over the dims that broadcasting added or expanded, back to `shape`. */

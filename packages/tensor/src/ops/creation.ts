@@ -1,6 +1,6 @@
 // Factories. New tensors go to the default device (cpu) unless `device` is given (DEV-4);
-// `*Like` factories copy dtype and device from their argument (DEV-5).
-import { withCreationSite } from '../tensor/site.js';
+// `*Like` factories copy dtype and device from their argument (DEV-5). A factory is where a tensor
+// is created: each runs in withCreationSite, one stack capture for all it allocates.
 import { bfloat16, bool, DTYPES, float16, float32, float64, hostArrayFor, int32, type DType, type HostArray } from '../dtype/dtype.js';
 import { float32ToBFloat16Bits, float32ToFloat16Bits } from '../dtype/half.js';
 import type { DeviceLike } from '../device/device.js';
@@ -12,6 +12,7 @@ import { Tensor } from '../tensor/tensor.js';
 import { checkFiniteNumber, checkShape } from '../tensor/shape.js';
 import { resolveDevice, pinMemory } from '../tensor/transfer.js';
 import { binary, cast, unary } from './elementwise.js';
+import { withCreationSite } from '../tensor/site.js';
 
 /** Where and how factories create a tensor. */
 export interface FactoryOptions {
@@ -60,7 +61,6 @@ function deviceOf(options: FactoryOptions | undefined) {
  * A tensor of `shape` with every element `fillValue` (bool dtype for a boolean value, else float32 unless `dtype` says otherwise).
  */
 export function full(shape: readonly number[], fillValue: number | boolean, options?: FactoryOptions): Tensor {
-  // A factory is where a tensor is created: capture the user line once for all it allocates.
   return withCreationSite(() => {
     const dims = checkShape(shape, 'full');
     if (typeof fillValue !== 'number' && typeof fillValue !== 'boolean') throw new TypeError(`full(): fillValue must be a number or boolean, got ${typeof fillValue}`);
@@ -83,7 +83,6 @@ export function ones(shape: readonly number[], options?: FactoryOptions): Tensor
 
 /** Uninitialised memory: contents are whatever the backend's allocator gives. */
 export function empty(shape: readonly number[], options?: FactoryOptions): Tensor {
-  // A factory is where a tensor is created: capture the user line once for all it allocates.
   return withCreationSite(() => {
     const t = allocate(checkShape(shape, 'empty'), checkDType(options?.dtype, 'empty'), deviceOf(options));
     return finish(t, options, 'empty');
@@ -132,7 +131,6 @@ function encode(values: ArrayLike<number | boolean>, dtype: DType): HostArray {
  * give bool; typed arrays keep their type (Uint8Array → bool? no: uint8 data is read as int32).
  */
 export function tensor(data: TensorData, options?: FactoryOptions): Tensor {
-  // A factory is where a tensor is created: capture the user line once for all it allocates.
   return withCreationSite(() => {
     let shape: number[];
     let flat: ArrayLike<number | boolean>;
@@ -165,7 +163,6 @@ export function arange(end: number, options?: FactoryOptions): Tensor;
 export function arange(start: number, end: number, options?: FactoryOptions): Tensor;
 export function arange(start: number, end: number, step: number, options?: FactoryOptions): Tensor;
 export function arange(start: number, end?: number | FactoryOptions, step?: number | FactoryOptions, options?: FactoryOptions): Tensor {
-  // A factory is where a tensor is created: capture the user line once for all it allocates.
   return withCreationSite(() => {
     // `arange(end, { dtype })` like PyTorch's `arange(5, dtype=…)`: options may follow any count of numbers.
     if (typeof end === 'object' && end !== null) { options = end; end = undefined; }
@@ -189,7 +186,6 @@ export function arange(start: number, end?: number | FactoryOptions, step?: numb
 
 /** `steps` evenly spaced values from start to end inclusive (PyTorch's symmetric formula). */
 export function linspace(start: number, end: number, steps: number, options?: FactoryOptions): Tensor {
-  // A factory is where a tensor is created: capture the user line once for all it allocates.
   return withCreationSite(() => {
     checkFiniteNumber(start, 'start', 'linspace');
     checkFiniteNumber(end, 'end', 'linspace');
@@ -234,7 +230,6 @@ function floatDType(options: FactoryOptions | undefined, op: string): DType {
 
 /** Uniform on [0, 1), from the counter-based generator: the same numbers on every backend. */
 export function rand(shape: readonly number[], options?: RandomOptions): Tensor {
-  // A factory is where a tensor is created: capture the user line once for all it allocates.
   return withCreationSite(() => {
     const dtype = floatDType(options, 'rand');
     return finish(truncateToPrecision(uniform01(shape, options, 'rand'), dtype), options, 'rand');
@@ -243,7 +238,6 @@ export function rand(shape: readonly number[], options?: RandomOptions): Tensor 
 
 /** Standard normal by Box–Muller over two uniform draws, computed in float32. */
 export function randn(shape: readonly number[], options?: RandomOptions): Tensor {
-  // A factory is where a tensor is created: capture the user line once for all it allocates.
   return withCreationSite(() => {
     const dtype = floatDType(options, 'randn');
     const u1 = uniform01(shape, options, 'randn');
@@ -256,7 +250,6 @@ export function randn(shape: readonly number[], options?: RandomOptions): Tensor
 
 /** Integers uniform on [low, high); `randint(high, shape)` means low = 0. int32 by default. */
 export function randint(low: number, high: number | readonly number[], shape?: readonly number[] | RandomOptions, options?: RandomOptions): Tensor {
-  // A factory is where a tensor is created: capture the user line once for all it allocates.
   return withCreationSite(() => {
     if (Array.isArray(high)) { options = shape as RandomOptions | undefined; shape = high; high = low; low = 0; }
     const lo = low;

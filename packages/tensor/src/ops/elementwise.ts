@@ -7,7 +7,7 @@ import { DTypeError, ValueError } from '../errors/errors.js';
 import { iteratorDevice, type NamedArg } from '../dispatch/device-rule.js';
 import { allocate, backendOf, ref, requireCompute, requireStorage } from '../dispatch/run.js';
 import { Tensor, type TensorOrScalar } from '../tensor/tensor.js';
-import { broadcastShapes, broadcastStrides } from '../tensor/shape.js';
+import { broadcastShapes, broadcastStrides, sameShape } from '../tensor/shape.js';
 import { BINARY_RULES, BOOL_EQUIVALENT, UNARY_RULES, type DTypeRule } from './catalogue.js';
 import { needsGrad, record } from '../autograd/engine.js';
 import { noGrad } from '../autograd/grad-mode.js';
@@ -85,6 +85,12 @@ function checkOperand(op: string, v: unknown, name: string): void {
   }
 }
 
+/** An elementwise op's dtype rule: the dtype it computes in and the dtype of its result. */
+type Pick = (promoted: DType) => { compute: DType; out: DType };
+/** An elementwise op's kernel call, given its operands' refs (broadcast to the output's shape). */
+type Launch = (refs: ReturnType<typeof ref>[], out: ReturnType<typeof ref>, device: Device) => void;
+type OpParts = { readonly pick: Pick; readonly launch: Launch };
+
 /** An operand on `device` in `dtype`: the tensor itself, a cast of it, or a scalar's tensor. */
 function operand(v: TensorOrScalar, dtype: DType, device: Device, cpuScalars: Set<Tensor>): Tensor {
   if (!(v instanceof Tensor)) return cachedScalar(Number(v), dtype, device);
@@ -104,8 +110,8 @@ function broadcastRef(t: Tensor, shape: readonly number[]): ReturnType<typeof re
 function sameLayoutOperands(
   op: string,
   values: readonly TensorOrScalar[],
-  pick: (promoted: DType) => { compute: DType; out: DType },
-  launch: (refs: ReturnType<typeof ref>[], out: ReturnType<typeof ref>, device: Device) => void,
+  pick: Pick,
+  launch: Launch,
 ): Tensor | null {
   const a = values[0];
   if (!(a instanceof Tensor) || values.length > 2) return null;
@@ -122,20 +128,13 @@ function sameLayoutOperands(
   return out;
 }
 
-function sameShape(x: readonly number[], y: readonly number[]): boolean {
-  if (x === y) return true;
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
-}
-
 /** Run one elementwise kernel over promoted, broadcast operands. */
 function elementwise(
   op: string,
   names: readonly string[],
   values: readonly TensorOrScalar[],
-  pick: (promoted: DType) => { compute: DType; out: DType },
-  launch: (refs: ReturnType<typeof ref>[], out: ReturnType<typeof ref>, device: Device) => void,
+  pick: Pick,
+  launch: Launch,
 ): Tensor {
   const fast = sameLayoutOperands(op, values, pick, launch);
   if (fast !== null) return fast;
@@ -170,12 +169,9 @@ export function unary(op: UnaryOp, x: Tensor): Tensor {
   return autocastOp(op, [x] as const, (t) => unaryImpl(op, t));
 }
 
-type Pick = (promoted: DType) => { compute: DType; out: DType };
-type Launch = (refs: ReturnType<typeof ref>[], out: ReturnType<typeof ref>, device: Device) => void;
-
 /** Per op, made once: the dtype rule and the kernel call (closures made per call cost on tiny tensors). */
-function perOp<K extends string>(make: (op: K) => { pick: Pick; launch: Launch }): (op: K) => { pick: Pick; launch: Launch } {
-  const made = new Map<K, { pick: Pick; launch: Launch }>();
+function perOp<K extends string>(make: (op: K) => OpParts): (op: K) => OpParts {
+  const made = new Map<K, OpParts>();
   return (op) => {
     let entry = made.get(op);
     if (entry === undefined) made.set(op, (entry = make(op)));

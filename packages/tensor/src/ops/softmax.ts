@@ -12,7 +12,6 @@ import { amax, sum } from './reduce.js';
 import { record } from '../autograd/engine.js';
 import { autocastOp } from '../amp/autocast.js';
 
-
 function run(op: 'softmax' | 'logSoftmax', x: Tensor, dim: number): Tensor {
   if (!x.dtype.isFloatingPoint) {
     throw new DTypeError(`${op}(): expected a floating point tensor, got ${x.dtype.name}; use x.float().${op}(${dim})`, op, x.dtype.name);

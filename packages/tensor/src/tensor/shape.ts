@@ -9,6 +9,14 @@ export function numelOf(shape: Shape): number {
   return n;
 }
 
+/** True when two shapes are the same size for every dim. */
+export function sameShape(a: Shape, b: Shape): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export function contiguousStrides(shape: Shape): number[] {
   const strides = new Array<number>(shape.length);
   let s = 1;
