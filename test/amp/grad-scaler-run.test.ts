@@ -1,4 +1,4 @@
-// GradScaler in training loops (issue 4, "Done when"): injected overflows give exactly the scale
+// GradScaler in training loops (GS-* end to end): injected overflows give exactly the scale
 // trajectory and skipped steps GS-9/GS-10 imply, skipped steps leave every parameter bit-identical,
 // the only device read per step is step()'s, and the host mirror of the scale never drifts.
 import '@core/backend-cpu';

@@ -1,4 +1,4 @@
-// The autograd engine (issue 3): gradient accumulation (OPT-1, OPT-2), backward()'s errors,
+// The autograd engine: gradient accumulation (OPT-1, OPT-2), backward()'s errors,
 // retainGraph, saved tensors released after backward, gradients in the forward tensors' dtypes
 // (AC-14) and on the leaves' devices, grad mode, requiresGrad/detach/retainGrad, in-place ops and
 // their version checks, deep and diamond graphs, gradFn names.

@@ -1,4 +1,4 @@
-// Backward rules of every differentiable op (issue 3, "Done when"): each op passes `gradcheck`
+// Backward rules of every differentiable op: each op passes `gradcheck`
 // (central differences) in float64 on the CPU backend, and its float32 gradient matches the float64
 // gradient at the same (float32-representable) inputs. Inputs are small (gradcheck runs two forward
 // passes per input element) and chosen away from kinks and singularities: abs/relu/sign away from 0,

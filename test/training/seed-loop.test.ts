@@ -1,4 +1,4 @@
-// The seed's loop as users write it (no dispose calls): memory must stay bounded, and a batch on the
+// The README's training loop as users write it (no dispose calls): memory must stay bounded, and a batch on the
 // wrong device must fail at the first op with the place it was created.
 import '@core/backend-cpu';
 import { DataLoader, TensorDataset } from '@core/data';

@@ -1,5 +1,5 @@
 // The page: pick the device (webgpu when the browser has an adapter, else cpu, and say why), load
-// the packed digits, and run the seed's training loop — DataLoader, batches moved with nonBlocking,
+// the packed digits, and run the README's training loop — DataLoader, batches moved with nonBlocking,
 // AdamW, the AMP switch (ampConfig + autocast + GradScaler + StabilityGuard) — drawing the chart
 // after every step. Query parameters prefill the controls: ?steps=20&model=mlp&amp=off&device=cpu
 // &batch=64&lr=0.002&seed=0&eval=10 (&autostart=1 starts at once). The run's state is mirrored on

@@ -1,4 +1,4 @@
-// The seed's training loop, written the way a PyTorch user writes it: pick the device once, move
+// The README's training loop, written the way a PyTorch user writes it: pick the device once, move
 // the model once, move each batch right before the forward pass.
 import '@core/backend-cpu';
 import '@core/backend-webgpu'; // registers 'webgpu' when an adapter is found (else it reports why not)

@@ -1,4 +1,4 @@
-// The seed's training loop on webgpu, written as users write it (no dispose calls): device memory
+// The README's training loop on webgpu, written as users write it (no dispose calls): device memory
 // stays bounded, and the losses follow the cpu backend's run of the same seed and data.
 import '@core/backend-cpu';
 import { DataLoader, TensorDataset } from '@core/data';
@@ -21,7 +21,7 @@ async function settle(): Promise<void> {
   }
 }
 
-/** Train the seed's MLP for `steps` steps on `device`; returns the losses and the live bytes after step 50 and at the end. */
+/** Train the README's MLP for `steps` steps on `device`; returns the losses and the live bytes after step 50 and at the end. */
 async function train(device: 'cpu' | 'webgpu', steps: number): Promise<{ losses: number[]; early: number; end: number }> {
   manualSeed(0);
   const images = randn([256, 64]);

@@ -1,5 +1,5 @@
 // Deliberately broken CPU backends (wrapped kernel objects, never committed source changes) that
-// the suite must catch: the mutation check of issue 5.
+// the suite must catch: the conformance suite's mutation check.
 // Mutants of fused kernels turn the wasm kernels off (`wasm: false`): the wasm softmax and
 // logSoftmax would otherwise shadow the TypeScript ones being broken.
 import { createCpuBackend, CpuFused, CpuKernels, CpuStorage } from '@core/backend-cpu';

@@ -1,4 +1,4 @@
-// The mutation check (issue 5): one primitive at a time is broken in a wrapped CPU backend, and the
+// The mutation check: one primitive at a time is broken in a wrapped CPU backend, and the
 // suite must catch it, in the cases named here, with a message that says what is wrong.
 import { describe, expect, it } from 'vitest';
 import { runConformance, type Report } from '../src/index.js';
