@@ -3,6 +3,10 @@
 #pragma once
 #include <stdint.h>
 
+// Op codes (UnaryOp, BinaryOp, CompareOp, ReduceOp, ArgReduceOp): the op's index in the contract's
+// lists, generated from them by scripts/codegen.
+#include "../generated/op-codes.h"
+
 namespace ck {
 
 // dtype codes shared with src/addon.cpp and the TypeScript side (DTYPE_CODES in src/native.ts).
@@ -13,9 +17,6 @@ constexpr int MAX_DIMS = 8;
 constexpr int REDUCE_THREADS = 256;
 /** The tiled GEMM: 64×64 output tile, 16-deep K slices, 256 threads of 4×4 outputs. */
 constexpr int MM_TILE = 64, MM_KTILE = 16, MM_THREADS = 256;
-
-enum ReduceOp : int { R_SUM, R_PROD, R_MAX, R_MIN };
-enum ArgOp : int { A_MAX, A_MIN };
 
 /**
  * x viewed as [kept dims..., reduced dims...]: `outer` outputs, each reducing `inner` elements.
@@ -28,14 +29,6 @@ struct ReduceLayout {
   int64_t innerShape[MAX_DIMS], innerStrideX[MAX_DIMS];
   int64_t offsetX, offsetOut;
 };
-
-// Op codes: the index of the op in the contract's UNARY_OPS / BINARY_OPS / COMPARE_OPS arrays.
-enum UnaryOp : int {
-  U_NEG, U_ABS, U_SIGN, U_EXP, U_EXPM1, U_LOG, U_LOG1P, U_SQRT, U_RSQRT, U_RECIPROCAL, U_SIN, U_COS, U_TAN,
-  U_TANH, U_SIGMOID, U_ERF, U_RELU, U_FLOOR, U_CEIL, U_ROUND, U_TRUNC, U_LOGICAL_NOT,
-};
-enum BinaryOp : int { B_ADD, B_SUB, B_MUL, B_DIV, B_POW, B_MAX, B_MIN, B_REM, B_ATAN2, B_AND, B_OR };
-enum CompareOp : int { C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE };
 
 struct CrossEntropyArgs {
   int64_t rows, classes;

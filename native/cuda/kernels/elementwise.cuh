@@ -6,71 +6,26 @@
 
 namespace ck {
 
-
-KF float unaryFloat(int op, float x) {
-  switch (op) {
-    case U_NEG: return -x;
-    case U_ABS: return fabsf(x);
-    case U_SIGN: return x > 0.f ? 1.f : x < 0.f ? -1.f : x == 0.f ? 0.f : x;
-    case U_EXP: return expf(x);
-    case U_EXPM1: return expm1f(x);
-    case U_LOG: return logf(x);
-    case U_LOG1P: return log1pf(x);
-    case U_SQRT: return sqrtf(x);
-    case U_RSQRT: return 1.f / sqrtf(x);
-    case U_RECIPROCAL: return 1.f / x;
-    case U_SIN: return sinf(x);
-    case U_COS: return cosf(x);
-    case U_TAN: return tanf(x);
-    case U_TANH: return tanhf(x);
-    case U_SIGMOID: return 1.f / (1.f + expf(-x));
-    case U_ERF: return erff(x);
-    case U_RELU: return x > 0.f ? x : (x != x ? x : 0.f);
-    case U_FLOOR: return floorf(x);
-    case U_CEIL: return ceilf(x);
-    case U_ROUND: return rintf(x);  // the default rounding mode: half to even, as PyTorch's round
-    case U_TRUNC: return truncf(x);
-    case U_LOGICAL_NOT: return x == 0.f ? 1.f : 0.f;
-    default: return x;
-  }
-}
-
-KF int32_t unaryInt(int op, int32_t x) {
-  switch (op) {
-    case U_NEG: return (int32_t)(0u - (uint32_t)x);  // wraps at -2^31 as in C on the CPU backend
-    case U_ABS: return x < 0 ? (int32_t)(0u - (uint32_t)x) : x;
-    case U_SIGN: return (x > 0) - (x < 0);
-    case U_RELU: return x > 0 ? x : 0;
-    case U_LOGICAL_NOT: return x == 0;
-    default: return x;  // floor/ceil/round/trunc: identity on integers
-  }
-}
+// The helpers the generated expressions call (scripts/codegen/expressions.mjs), named as their WGSL
+// twins in packages/backend-webgpu/src/wgsl/lib.ts so that one expression serves both targets.
 
 /** Python's modulo: the result takes the divisor's sign (PyTorch's remainder). */
-KF float remainderFloat(float a, float b) {
+KF float remainder_f(float a, float b) {
   float m = fmodf(a, b);
   if (m != 0.f && ((m < 0.f) != (b < 0.f))) m += b;
   return m;
 }
 
-KF float binaryFloat(int op, float a, float b) {
-  switch (op) {
-    case B_ADD: return a + b;
-    case B_SUB: return a - b;
-    case B_MUL: return a * b;
-    case B_DIV: return a / b;
-    case B_POW: return powf(a, b);  // C's pow: pow(1, y) = 1 and pow(-1, ±Inf) = 1
-    case B_MAX: return (a != a || b != b) ? (a + b) : (a > b ? a : b);
-    case B_MIN: return (a != a || b != b) ? (a + b) : (a < b ? a : b);
-    case B_REM: return remainderFloat(a, b);
-    case B_ATAN2: return atan2f(a, b);
-    case B_AND: return (a != 0.f && b != 0.f) ? 1.f : 0.f;
-    case B_OR: return (a != 0.f || b != 0.f) ? 1.f : 0.f;
-    default: return a;
-  }
+/** Python's modulo on int32. A GPU cannot throw: division by zero gives 0 (the CPU backend raises instead). */
+KF int32_t remainder_i(int32_t a, int32_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return 0;  // INT_MIN % -1 traps on x86 and is 0 mathematically
+  int32_t m = a % b;
+  if (m != 0 && ((m < 0) != (b < 0))) m += b;
+  return m;
 }
 
-KF int32_t powInt(int32_t a, int32_t b) {
+KF int32_t pow_i(int32_t a, int32_t b) {
   if (b < 0) return a == 1 ? 1 : a == -1 ? ((-(int64_t)b) % 2 ? -1 : 1) : 0;
   uint32_t r = 1, base = (uint32_t)a;
   for (uint32_t e = (uint32_t)b; e; e >>= 1) {
@@ -80,53 +35,17 @@ KF int32_t powInt(int32_t a, int32_t b) {
   return (int32_t)r;
 }
 
-KF int32_t binaryInt(int op, int32_t a, int32_t b) {
-  switch (op) {
-    case B_ADD: return (int32_t)((uint32_t)a + (uint32_t)b);
-    case B_SUB: return (int32_t)((uint32_t)a - (uint32_t)b);
-    case B_MUL: return (int32_t)((uint32_t)a * (uint32_t)b);
-    case B_POW: return powInt(a, b);
-    case B_MAX: return a > b ? a : b;
-    case B_MIN: return a < b ? a : b;
-    case B_REM: {
-      // A GPU cannot throw: division by zero gives 0 (the CPU backend raises instead).
-      if (b == 0) return 0;
-      if (b == -1) return 0;  // INT_MIN % -1 traps on x86 and is 0 mathematically
-      int32_t m = a % b;
-      if (m != 0 && ((m < 0) != (b < 0))) m += b;
-      return m;
-    }
-    case B_AND: return a != 0 && b != 0;
-    case B_OR: return a != 0 || b != 0;
-    default: return a;
-  }
-}
+}  // namespace ck
 
-/** PyTorch's bool arithmetic: add/maximum are "or", mul/minimum are "and". */
-KF int32_t binaryBool(int op, int32_t a, int32_t b) {
-  switch (op) {
-    case B_ADD: case B_MAX: case B_OR: return a || b;
-    case B_MUL: case B_MIN: case B_AND: return a && b;
-    default: return a;
-  }
-}
+// unaryFloat/Int/Bool, binaryFloat/Int/Bool, compareValues: the per-op expressions.
+#include "../generated/elementwise-expressions.cuh"
 
-template <typename C>
-KF bool compareValues(int op, C a, C b) {
-  switch (op) {
-    case C_EQ: return a == b;
-    case C_NE: return a != b;
-    case C_LT: return a < b;
-    case C_LE: return a <= b;
-    case C_GT: return a > b;
-    case C_GE: return a >= b;
-    default: return false;
-  }
-}
+namespace ck {
 
+// Each storage type's value kind: floating types compute in float, int32 in int, bool as 0/1 int.
 template <typename T> KF typename Io<T>::C applyUnary(int op, typename Io<T>::C x) { return unaryFloat(op, x); }
 template <> KF int32_t applyUnary<int32_t>(int op, int32_t x) { return unaryInt(op, x); }
-template <> KF int32_t applyUnary<uint8_t>(int op, int32_t x) { return op == U_LOGICAL_NOT ? !x : x; }
+template <> KF int32_t applyUnary<uint8_t>(int op, int32_t x) { return unaryBool(op, x); }
 template <typename T> KF typename Io<T>::C applyBinary(int op, typename Io<T>::C a, typename Io<T>::C b) { return binaryFloat(op, a, b); }
 template <> KF int32_t applyBinary<int32_t>(int op, int32_t a, int32_t b) { return binaryInt(op, a, b); }
 template <> KF int32_t applyBinary<uint8_t>(int op, int32_t a, int32_t b) { return binaryBool(op, a, b); }

@@ -84,7 +84,7 @@ KF bool argBetter(int op, C v, int64_t vi, C w, int64_t wi) {
   bool vNan = v != v, wNan = w != w;
   if (vNan || wNan) return vNan && (!wNan || vi < wi);
   if (v == w) return vi < wi;
-  return op == A_MAX ? v > w : v < w;
+  return op == A_ARGMAX ? v > w : v < w;
 }
 
 template <typename T>

@@ -244,7 +244,7 @@ static void testElementwise() {
   testBinaryBroadcast<float>(B_DIV, "div f32", [](double a, double b) { return (float)a / (float)b; }, 0, 0);
   testBinaryBroadcast<f16>(B_MUL, "mul f16", [](double a, double b) { return (float)a * (float)b; }, 0, 0);
   testBinaryBroadcast<bf16>(B_SUB, "sub bf16", [](double a, double b) { return (float)a - (float)b; }, 0, 0);
-  testBinaryBroadcast<float>(B_REM, "remainder f32 (divisor's sign)", [](double a, double b) { double m = std::fmod(a, b); return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m; }, 1e-6, 1e-6);
+  testBinaryBroadcast<float>(B_REMAINDER, "remainder f32 (divisor's sign)", [](double a, double b) { double m = std::fmod(a, b); return (m != 0 && ((m < 0) != (b < 0))) ? m + b : m; }, 1e-6, 1e-6);
   // libm transcendental functions: f32 within 2 ulp of the double reference.
   testBinaryBroadcast<float>(B_POW, "pow f32", [](double a, double b) { return std::pow(a, b); }, 0, 2.5e-7);
   testBinaryBroadcast<float>(B_ATAN2, "atan2 f32", [](double a, double b) { return std::atan2(a, b); }, 1e-7, 2.5e-7);
@@ -259,12 +259,12 @@ static void testElementwise() {
   // NaN semantics: maximum propagates NaN, relu keeps it, sign of NaN is NaN, int ops wrap.
   std::vector<float> a = {1, NAN, -3, 0}, b = {NAN, 2, -4, -0.f}, o(4);
   Layout L = contiguousLayout({4}, 3);
-  emu::launch(dim3(1), dim3(32), ck_binary_f32, L, (int)B_MAX, (const float*)a.data(), (const float*)b.data(), o.data());
+  emu::launch(dim3(1), dim3(32), ck_binary_f32, L, (int)B_MAXIMUM, (const float*)a.data(), (const float*)b.data(), o.data());
   check(std::isnan(o[0]) && std::isnan(o[1]) && o[2] == -3, "maximum propagates NaN");
   emu::launch(dim3(1), dim3(32), ck_unary_f32, L, (int)U_RELU, (const float*)a.data(), o.data());
   check(o[0] == 1 && std::isnan(o[1]) && o[2] == 0, "relu keeps NaN");
   std::vector<int32_t> ia = {-2147483647 - 1, 7, -7, 3}, ib = {-1, -3, 3, 0}, io(4);
-  emu::launch(dim3(1), dim3(32), ck_binary_i32, L, (int)B_REM, (const int32_t*)ia.data(), (const int32_t*)ib.data(), io.data());
+  emu::launch(dim3(1), dim3(32), ck_binary_i32, L, (int)B_REMAINDER, (const int32_t*)ia.data(), (const int32_t*)ib.data(), io.data());
   check(io[0] == 0 && io[1] == -2 && io[2] == 2, "int remainder takes the divisor's sign");
   emu::launch(dim3(1), dim3(32), ck_unary_i32, L, (int)U_NEG, (const int32_t*)ia.data(), io.data());
   check(io[0] == -2147483647 - 1 && io[1] == -7, "int neg wraps at -2^31");
@@ -312,14 +312,14 @@ static void testReduceEdges() {
   emu::launch(dim3(1), dim3(4), ck_reduce_f32, L, (int)R_MAX, (const float*)x.data(), &out);
   check(std::isnan(out), "reduce max propagates NaN");
   int32_t idx = -1;
-  emu::launch(dim3(1), dim3(4), ck_argreduce_f32, L, (int)A_MAX, (const float*)x.data(), &idx);
+  emu::launch(dim3(1), dim3(4), ck_argreduce_f32, L, (int)A_ARGMAX, (const float*)x.data(), &idx);
   check(idx == 3, "argmax: the first NaN wins");
   L.inner = 3; L.innerShape[0] = 3;
-  emu::launch(dim3(1), dim3(2), ck_argreduce_f32, L, (int)A_MAX, (const float*)x.data(), &idx);
+  emu::launch(dim3(1), dim3(2), ck_argreduce_f32, L, (int)A_ARGMAX, (const float*)x.data(), &idx);
   check(idx == 1, "argmax: ties go to the lower index");
   std::vector<float> y = {3, -1, 4, -1, 5};
   L.inner = 5; L.innerShape[0] = 5;
-  emu::launch(dim3(1), dim3(4), ck_argreduce_f32, L, (int)A_MIN, (const float*)y.data(), &idx);
+  emu::launch(dim3(1), dim3(4), ck_argreduce_f32, L, (int)A_ARGMIN, (const float*)y.data(), &idx);
   check(idx == 1, "argmin: first of equal minima");
   L.inner = 0; L.innerShape[0] = 0;
   out = 9;

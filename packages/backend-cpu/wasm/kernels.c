@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <wasm_simd128.h>
 
+#include "generated/op-codes.h" // OP_* and AXIS_* codes, generated with their TypeScript twins by scripts/codegen
+
 #define EXPORT(name) __attribute__((export_name(#name)))
 #define MAX_DIMS 8
 
@@ -338,16 +340,8 @@ typedef struct {
   int type;                   // T_F32, or T_F16/T_BF16: the floating operands are half patterns
 } EltArgs;
 
-enum {
-  OP_ADD = 0, OP_SUB, OP_MUL, OP_DIV,                   // binary f32
-  OP_ADDCMUL = 8,                                      // x + y·z (f32; z often a stride-0 scalar)
-  OP_NEG = 16, OP_ABS, OP_RELU, OP_SQRT, OP_COPY32, OP_COPY16, OP_COPY8, // unary
-  OP_EQ = 32, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,       // compare f32 → bool
-  OP_EQ_I32 = 40, OP_NE_I32, OP_LT_I32, OP_LE_I32, OP_GT_I32, OP_GE_I32, // compare i32 → bool
-  OP_WHERE = 48,                                       // where(bool z, f32 x, f32 y)
-  OP_BOOL_TO_F32 = 56,                                 // cast bool → f32 (0 or 1)
-  OP_F32_TO_F16 = 64, OP_F32_TO_BF16, OP_F16_TO_F32, OP_BF16_TO_F32 // casts
-};
+// Whether op is in the group of codes starting at base (OP_BINARY, OP_UNARY, …: generated/op-codes.h).
+static inline int in_group(int op, int base) { return op >= base && op < base + OP_GROUP; }
 
 #define BINARY_LOOP(VEXPR, SEXPR)                                                                  \
   do {                                                                                             \
@@ -545,7 +539,7 @@ static void half_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len) 
   int d = e->ndim - 1, op = e->op, t = e->type;
   int sx = e->sx[d], sy = e->sy[d], sz = e->sz[d], so = e->so[d];
   const uint16_t *x = (const uint16_t *)e->x + ox, *y = (const uint16_t *)e->y + oy;
-  if (op < OP_NEG || (op >= OP_NEG && op <= OP_SQRT)) {
+  if (in_group(op, OP_BINARY) || op == OP_ADDCMUL || in_group(op, OP_UNARY)) {
     uint16_t *o = (uint16_t *)e->out + oo;
     for (int i = 0; i < len; i++) {
       float a = load_as_f32(x, t, i * sx), r;
@@ -566,7 +560,7 @@ static void half_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len) 
       }
       o[i * so] = f32_to_half(r, t);
     }
-  } else if (op >= OP_EQ && op <= OP_GE) {
+  } else if (in_group(op, OP_COMPARE)) {
     uint8_t *o = (uint8_t *)e->out + oo;
     for (int i = 0; i < len; i++) {
       float a = load_as_f32(x, t, i * sx), b = load_as_f32(y, t, i * sy);
@@ -589,20 +583,20 @@ static void inner_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len)
   if (op == OP_ADDCMUL)
     addcmul_run((const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (const float *)e->z + oz, e->sz[d],
                 (float *)e->out + oo, e->so[d], len);
-  else if (op < OP_NEG)
+  else if (in_group(op, OP_BINARY))
     binary_run(op, (const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (float *)e->out + oo, e->so[d], len);
+  else if (in_group(op, OP_UNARY))
+    unary_run(op, (const float *)e->x + ox, e->sx[d], (float *)e->out + oo, e->so[d], len);
+  else if (in_group(op, OP_COMPARE))
+    compare_run(op, (const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (uint8_t *)e->out + oo, e->so[d], len);
+  else if (in_group(op, OP_COMPARE_I32))
+    compare_i32_run(op, (const int32_t *)e->x + ox, e->sx[d], (const int32_t *)e->y + oy, e->sy[d], (uint8_t *)e->out + oo, e->so[d], len);
   else if (op == OP_COPY32)
     copy32_run((const int32_t *)e->x + ox, e->sx[d], (int32_t *)e->out + oo, e->so[d], len);
   else if (op == OP_COPY16)
     copy16_run((const uint16_t *)e->x + ox, e->sx[d], (uint16_t *)e->out + oo, e->so[d], len);
   else if (op == OP_COPY8)
     copy8_run((const uint8_t *)e->x + ox, e->sx[d], (uint8_t *)e->out + oo, e->so[d], len);
-  else if (op < OP_EQ)
-    unary_run(op, (const float *)e->x + ox, e->sx[d], (float *)e->out + oo, e->so[d], len);
-  else if (op < OP_EQ_I32)
-    compare_run(op, (const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (uint8_t *)e->out + oo, e->so[d], len);
-  else if (op < OP_WHERE)
-    compare_i32_run(op, (const int32_t *)e->x + ox, e->sx[d], (const int32_t *)e->y + oy, e->sy[d], (uint8_t *)e->out + oo, e->so[d], len);
   else if (op == OP_BOOL_TO_F32)
     bool_to_f32_run((const uint8_t *)e->x + ox, e->sx[d], (float *)e->out + oo, e->so[d], len);
   else if (op == OP_F32_TO_F16 || op == OP_F32_TO_BF16)
@@ -950,7 +944,7 @@ EXPORT(transpose32_task) void transpose32_task(int thread, int task, const Trans
 // [outer, count, inner]; indices are in range, core checks). Task t covers outer rows [t·chunk, …).
 
 typedef struct {
-  int op; // 0 argmax, 1 argmin, 2 gather, 3 scatter-add
+  int op; // AXIS_ARGMAX, AXIS_ARGMIN, AXIS_GATHER, AXIS_SCATTER_ADD (generated/op-codes.h)
   int x, index, out;
   int outer, length, count, inner;
   int chunk;
@@ -963,7 +957,7 @@ EXPORT(axis_task) void axis_task(int thread, int task, const AxisArgs *a) {
   const float *x = (const float *)a->x;
   const int32_t *index = (const int32_t *)a->index;
   for (int o = begin; o < end; o++) {
-    if (a->op <= 1) {
+    if (a->op == AXIS_ARGMAX || a->op == AXIS_ARGMIN) {
       int32_t *out = (int32_t *)a->out + o * inner;
       const float *row = x + o * length * inner;
       for (int k = 0; k < inner; k++) {
@@ -971,14 +965,14 @@ EXPORT(axis_task) void axis_task(int thread, int task, const AxisArgs *a) {
         int at = 0;
         for (int i = 1; i < length && best == best; i++) {
           float v = row[i * inner + k];
-          if (v != v || (a->op == 0 ? v > best : v < best)) {
+          if (v != v || (a->op == AXIS_ARGMAX ? v > best : v < best)) {
             best = v;
             at = i;
           }
         }
         out[k] = at;
       }
-    } else if (a->op == 2) {
+    } else if (a->op == AXIS_GATHER) {
       float *out = (float *)a->out + o * count * inner;
       const int32_t *idx = index + o * count * inner;
       const float *src = x + o * length * inner;
