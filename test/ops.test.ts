@@ -5,7 +5,7 @@ import '@core/backend-cpu';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   arange, bfloat16, bool, cat, DTypeError, float16, float32, float32ToBFloat16Bits, float32ToFloat16Bits, float64,
-  full, fusedKernelsEnabled, getBackend, int32, memoryStats, ones, pad, roundToBFloat16, roundToFloat16,
+  full, fusedKernelsEnabled, getBackend, int32, logsumexp, memoryStats, ones, pad, roundToBFloat16, roundToFloat16,
   randn, setFusedKernelsEnabled, ShapeError, stack, tensor, TensorError, ValueError, where, zeros, type DType, type FusedKernels, type Tensor,
 } from '@core/tensor';
 import { registerFakeBackend } from './helpers/fake-backend.js';
@@ -777,6 +777,32 @@ describe('softmax / logSoftmax, fused kernels on and off', () => {
 
 // ---- in-place ops ----
 
+describe('logsumexp, a composite of the op table', () => {
+  // torch.logsumexp(torch.tensor([[1., 2., 3.], [1000., 1001., -inf]]), 1) in float64: 3.40760596444438, 1001.31326168751822
+  it('matches PyTorch, stably for large values, as a method and as a function, keeping or dropping dims', () => {
+    const x = tensor([[1, 2, 3], [1000, 1001, -Infinity]], { dtype: float64 });
+    expectClose(Array.from(x.logsumexp(1).dataSync()), [3.40760596444438, 1001.31326168751822], { rtol: 1e-12 });
+    expect(logsumexp(x, [0, 1], true).shape).toEqual([1, 1]);
+    expect(Array.from(logsumexp(x, -1).dataSync())).toEqual(Array.from(x.logsumexp(-1).dataSync()));
+    // Empty fibres sum no exps: −Inf, as PyTorch's.
+    expect(Array.from(zeros([0, 3]).logsumexp(0).dataSync())).toEqual([-Infinity, -Infinity, -Infinity]);
+  });
+
+  it('has the softmax as its gradient', () => {
+    const w = tensor([1, 2, 3], { requiresGrad: true });
+    w.logsumexp(0).backward();
+    const e = [1, 2, 3].map((v) => Math.exp(v));
+    expectClose(Array.from(w.grad!.dataSync()), e.map((v) => v / (e[0]! + e[1]! + e[2]!)), { rtol: 1e-6 });
+  });
+
+  it('names itself in errors: a dim out of range, or no dim at all', () => {
+    const x = tensor([[1, 2], [3, 4]]);
+    expectError(() => x.logsumexp(2), ShapeError, 'logsumexp: Dimension out of range (expected to be in range of [-2, 1], but got 2)');
+    expectError(() => (x.logsumexp as () => unknown)(), TypeError, "logsumexp(): missing the required argument 'dim'");
+    expect(Array.from(x.dataSync())).toEqual([1, 2, 3, 4]);
+  });
+});
+
 describe('in-place ops and TP-4', () => {
   it('add_/sub_/mul_/div_/clamp_/fill_/zero_ change the tensor and return it', () => {
     const x = tensor([[1, 2], [3, 4]]);
@@ -954,7 +980,7 @@ describe('dispose and memoryStats', () => {
     const backend = getBackend('cpu');
     const p = randn([1000]);
     const g = randn([1000]);
-    const fused = vi.spyOn(backend.fused!, 'addcmul');
+    const fused = vi.spyOn(backend.fused as FusedKernels<unknown>, 'addcmul');
     const binaryKernel = vi.spyOn(backend.kernels, 'binary');
     try {
       const added = p.add(g, -0.05);

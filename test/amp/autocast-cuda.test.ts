@@ -7,6 +7,7 @@ import { F, nn } from '@core/nn';
 import {
   autocast, autocastOp, bfloat16, cat, float16, float32, float64, getAutocastDtype, int32, isAutocastEnabled,
   randn, registerBackend, tensor, Tensor, TensorError,
+  type OpName,
 } from '@core/tensor';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectError, flat } from '../helpers/assert.js';
@@ -15,7 +16,7 @@ import { createFakeBackend } from '../helpers/fake-backend.js';
 const CUDA = { deviceType: 'cuda' } as const;
 const CPU = { deviceType: 'cpu' } as const;
 
-function castArgs<A extends readonly unknown[]>(op: string, ...args: A): A {
+function castArgs<A extends readonly unknown[]>(op: OpName, ...args: A): A {
   return autocastOp(op, args, (...a) => a);
 }
 

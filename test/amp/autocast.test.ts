@@ -10,6 +10,7 @@ import {
   isAutocastCacheEnabled, isAutocastEnabled, manualSeed, noGrad, randint, randn, registerAutocastPolicy,
   roundToBFloat16, setAutocastCacheEnabled, stack, tensor, Tensor, TensorError, ValueError,
   type AutocastPolicyTable,
+  type OpName,
 } from '@core/tensor';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { expectError, flat } from '../helpers/assert.js';
@@ -18,7 +19,7 @@ import { registerFakeBackend } from '../helpers/fake-backend.js';
 const CPU = { deviceType: 'cpu' } as const;
 
 /** The args an op would run with: autocastOp with a run function that hands its args back. */
-function castArgs<A extends readonly unknown[]>(op: string, ...args: A): A {
+function castArgs<A extends readonly unknown[]>(op: OpName, ...args: A): A {
   return autocastOp(op, args, (...a) => a);
 }
 

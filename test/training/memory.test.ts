@@ -49,7 +49,7 @@ describe('memory without dispose() or yielding', () => {
   });
 
   it('awaiting loss.item() alone frees what each step dropped (the read resolves after a turn of the event loop, where finalizers run), also without synchronous reclaim', async () => {
-    for (const env of [{}, { CORE_SYNC_RECLAIM: '0' }]) {
+    for (const env of [{}, { CORE_SYNC_RECLAIM: '0' }] as Record<string, string>[]) {
       const { samples } = await runLoop(['item-loop', '400'], { env, nodeArgs: ['--expose-gc'] });
       // After a collection and the read, only the model, its state, the data and the loss are live.
       expect(max(samples.slice(-100))).toBeLessThanOrEqual(samples[10]! + MiB);

@@ -12,7 +12,7 @@ export { LayerNorm, BatchNorm1d, BatchNorm2d, type LayerNormOptions, type BatchN
 export { Embedding, type EmbeddingOptions } from './layers/embedding.js';
 export { Flatten } from './layers/flatten.js';
 export { Sequential, type TensorModule } from './layers/sequential.js';
-export { CrossEntropyLoss, NLLLoss, MSELoss, BCEWithLogitsLoss } from './layers/loss.js';
+export { CrossEntropyLoss, NLLLoss, MSELoss, BCELoss, BCEWithLogitsLoss } from './layers/loss.js';
 /** PyTorch's initialisers (`torch.nn.init`): in place, under noGrad, from a seeded generator. */
 export * as init from './init.js';
 export {

@@ -6,6 +6,8 @@
  * @module \@core/tensor
  */
 // @core/tensor: devices, dtypes, tensors, dispatch and the backend contract.
+// First: gives Tensor its methods (ops/methods.ts), before anything can make a tensor.
+import './ops/methods.js';
 export { Device, device, cpu, type DeviceLike } from './device/device.js';
 export { getDefaultDevice, setDefaultDevice, bestDevice } from './device/default-device.js';
 export {
@@ -37,6 +39,13 @@ export {
 export { Generator, manualSeed, defaultGenerator } from './random/generator.js';
 export { cat, stack, pad } from './ops/join.js';
 export { where } from './ops/elementwise.js';
+// The function forms of composite ops (`logsumexp(x, dim)`) and the TensorOps interface, generated from the op table.
+export * from './generated/tensor-methods.js';
+export type { TensorApi } from './ops/methods.js';
+export {
+  OP_TABLE, type OpName, type OpEntry, type EntryBase, type UnaryEntry, type BinaryEntry, type CompareEntry, type CompositeEntry,
+  type ImplementedEntry, type PartialGrad, type BinaryGrad, type AutocastClass, type AutocastRule, type DTypeRule, type CompositeOp,
+} from './ops/table.js';
 export { setFusedKernelsEnabled, fusedKernelsEnabled } from './dispatch/fused.js';
 export { fusedCrossEntropy, type FusedCrossEntropyOptions } from './ops/cross-entropy.js';
 export { fusedAdamStep, type FusedAdamTensors } from './ops/adam.js';

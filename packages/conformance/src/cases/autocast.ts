@@ -11,7 +11,7 @@
 // without float16/bfloat16 compute gets capability skips and the AC-3 refusal checks instead.
 import {
   autocast, autocastOp, autocastPolicy, BINARY_OPS, cpu, device, DTYPES, DTypeError, float16, float32, getAutocastDtype,
-  isAutocastEnabled, isAvailable, listBackends, registerAutocastPolicy, TensorError, UNARY_OPS,
+  isAutocastEnabled, isAvailable, listBackends, registerAutocastPolicy, TensorError, UNARY_OPS, type OpName,
   type AutocastPolicyTable, type Device, type DType, type DTypeName, type Tensor,
 } from '@core/tensor';
 import { expectEqual, expectTensor, expectThrows, expectTrue, type Expected } from '../check.js';
@@ -34,8 +34,8 @@ type Policy = 'lowerPrecision' | 'fp32' | 'fp32FirstArg' | 'promote' | 'banned' 
  * elementwise primitive, the matrix products, softmax/logSoftmax, sum/prod, cat/stack, scatterAdd.
  * A table entry naming anything else (conv2d, layerNorm…) has no core op to test here.
  */
-const CORE_SITES: ReadonlySet<string> = new Set<string>([
-  ...UNARY_OPS, ...BINARY_OPS, 'matmul', 'mm', 'bmm', 'softmax', 'logSoftmax', 'sum', 'prod', 'cat', 'stack', 'scatterAdd',
+const CORE_SITES: ReadonlySet<OpName> = new Set<OpName>([
+  ...UNARY_OPS, ...BINARY_OPS, 'matmul', 'mm', 'bmm', 'softmax', 'logSoftmax', 'sum', 'prod', 'cat', 'stack', 'scatterAdd', 'logsumexp',
 ]);
 
 /**
@@ -56,7 +56,9 @@ const WITH_DTYPE: Readonly<Record<string, (x: Tensor, a: Readonly<Record<string,
 const INFOS = new Map<string, OpInfo>();
 for (const info of OPS) if (!INFOS.has(info.name)) INFOS.set(info.name, info);
 
-function policyOf(table: AutocastPolicyTable, op: string): Policy {
+/** The class of `op` in `table`; an OpInfo name that is not an op of the table is unlisted. */
+function policyOf(table: AutocastPolicyTable, name: string): Policy {
+  const op = name as OpName;
   if (table.banned[op] !== undefined) return 'banned';
   if (table.lowerPrecision.includes(op)) return 'lowerPrecision';
   if (table.fp32.includes(op)) return 'fp32';
@@ -160,7 +162,7 @@ export function autocastCases(env: Env): Case[] {
   const listed = (p: Policy) => sites.filter((op) => policyOf(table, op) === p);
   const lowerOps = listed('lowerPrecision');
   // The op the region-level cases use: a matrix product the table runs in lower precision.
-  const lowerOp = ['mm', 'matmul', 'bmm'].find((op) => lowerOps.includes(op));
+  const lowerOp = (['mm', 'matmul', 'bmm'] as const).find((op) => lowerOps.includes(op));
   const noLowerOp = lowerOp ? undefined : `the ${env.name} autocast policy lists none of mm, matmul, bmm as lower precision`;
   const mmCall = (a: Tensor, b: Tensor) => (lowerOp === 'bmm' ? a.unsqueeze(0).bmm(b.unsqueeze(0)).squeeze(0) : lowerOp === 'matmul' ? a.matmul(b) : a.mm(b));
   const mmExpected = (a: NdArray, b: NdArray, dtype: DTypeName): Expected => {
@@ -329,7 +331,7 @@ export function autocastCases(env: Env): Case[] {
   }
 
   // ---- AC-13: banned ops (checked at the dispatch step: the core may have no such op) ----
-  for (const [op, message] of Object.entries(table.banned)) {
+  for (const [op, message] of Object.entries(table.banned) as [OpName, string][]) {
     for (const d of halves) {
       add(`AC-13/${op}/${d}`, op, d, () => {
         const x = toDevice(nd([3], [0.25, 0.5, 0.75]), 'float32', dev);
@@ -556,7 +558,7 @@ export function autocastCases(env: Env): Case[] {
   // ---- AC-15: the cast cache ----
   for (const d of halves) {
     const skip = regionSkip(d) ?? noLowerOp;
-    const castOf = (t: Tensor, op = lowerOp!): Tensor => autocastOp(op, [t] as const, identity)[0];
+    const castOf = (t: Tensor, op: OpName = lowerOp!): Tensor => autocastOp(op, [t] as const, identity)[0];
     add(`AC-15/identity/${d}`, 'cache', d, async () => {
       const wv = rngArray(`cache/w/${d}`, [3, 2]);
       const w = toDevice(wv, 'float32', dev, true);

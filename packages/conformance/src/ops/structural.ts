@@ -1,5 +1,5 @@
 // Table entries for matmul, indexing (gather, scatterAdd, indexSelect), joining (cat, stack, pad)
-// and softmax/logSoftmax (composites with optional fused kernels).
+// softmax/logSoftmax (composites with optional fused kernels) and logsumexp.
 import { cat, pad, stack, type DTypeName } from '@core/tensor';
 import type { Expected } from '../check.js';
 import { randomArray, type Input, type Layout } from '../inputs.js';
@@ -227,6 +227,23 @@ const PAD: OpInfo = {
 
 // ---- softmax ----
 
+/**
+ * Rows along the last dim where exp(x) overflows every float type (only a shifted computation is
+ * finite), a long row, and rows of ±Inf and NaN: for the ops that sum exps (softmax, logsumexp).
+ */
+function overflowSamples(dtype: DTypeName, r: (shape: number[], lo?: number, hi?: number) => NdArray): Sample[] {
+  return [
+    { name: 'large-values', inputs: [input(r([2, 6], dtype === 'float16' ? 9000 : 900, dtype === 'float16' ? 9990 : 1000), dtype)], args: { dim: -1 } },
+    { name: 'long-1000', inputs: [input(r([2, 1000]), dtype)], args: { dim: -1 } },
+    {
+      name: 'nonfinite',
+      inputs: [input(nd([4, 3], [-Infinity, 0, 1, -Infinity, -Infinity, -Infinity, Infinity, 0, 1, NaN, 0, 1]), dtype)],
+      args: { dim: -1 },
+      numerics: true,
+    },
+  ];
+}
+
 function softmaxInfo(name: 'softmax' | 'logSoftmax'): OpInfo {
   const log = name === 'logSoftmax';
   return {
@@ -245,15 +262,8 @@ function softmaxInfo(name: 'softmax' | 'logSoftmax'): OpInfo {
         { name: 'transposed-dim-1', inputs: [input(r([5, 3]), dtype, 'transposed')], args: { dim: -1 } },
         { name: 'strided-dim-1', inputs: [input(r([2, 6]), dtype, 'strided')], args: { dim: -1 } },
         { name: '0-dim', inputs: [input(r([]), dtype)], args: { dim: 0 } },
-        { name: 'large-values', inputs: [input(r([2, 6], dtype === 'float16' ? 9000 : 900, dtype === 'float16' ? 9990 : 1000), dtype)], args: { dim: -1 } },
-        { name: 'long-1000', inputs: [input(r([2, 1000]), dtype)], args: { dim: -1 } },
         { name: 'empty-0x3', inputs: [input(r([0, 3]), dtype)], args: { dim: -1 } },
-        {
-          name: 'nonfinite',
-          inputs: [input(nd([4, 3], [-Infinity, 0, 1, -Infinity, -Infinity, -Infinity, Infinity, 0, 1, NaN, 0, 1]), dtype)],
-          args: { dim: -1 },
-          numerics: true,
-        },
+        ...overflowSamples(dtype, r),
       ];
     },
     gradSamples: (dtype, rng) => [
@@ -275,7 +285,47 @@ function softmaxInfo(name: 'softmax' | 'logSoftmax'): OpInfo {
   };
 }
 
+// ---- logsumexp ----
+
+const LOGSUMEXP: OpInfo = {
+  name: 'logsumexp',
+  category: 'composites',
+  dtypes: FLOAT_DTYPES,
+  tolerance: 'accumulated',
+  differentiable: true,
+  samples: (dtype, rng) => {
+    const r = (shape: number[], lo = -4, hi = 4) => randomArray(rng, dtype, shape, { lo, hi });
+    return [
+      { name: 'dim-1-3x5', inputs: [input(r([3, 5]), dtype)], args: { dim: -1 } },
+      { name: 'dim0-keepdim-transposed-4x3', inputs: [input(r([4, 3]), dtype, 'transposed')], args: { dim: 0, keepdim: true } },
+      { name: 'dims01-permuted-2x3x4', inputs: [input(r([2, 3, 4]), dtype, 'permuted')], args: { dim: [0, 1] } },
+      { name: 'strided-dim-1', inputs: [input(r([2, 6]), dtype, 'strided')], args: { dim: -1 } },
+      { name: '0-dim', inputs: [input(r([]), dtype)], args: { dim: 0 } },
+      { name: 'empty-fibres-0x3', inputs: [input(r([0, 3]), dtype)], args: { dim: 0 } },
+      ...overflowSamples(dtype, r),
+    ];
+  },
+  gradSamples: (dtype, rng) => [
+    { name: 'grad-dim-1-3x4', inputs: [input(randomArray(rng, dtype, [3, 4]), dtype)], args: { dim: -1 } },
+    { name: 'grad-dims01-keepdim-2x3x2', inputs: [input(randomArray(rng, dtype, [2, 3, 2]), dtype, 'permuted')], args: { dim: [0, 1], keepdim: true } },
+  ],
+  call: ([x], a) => x!.logsumexp(a.dim, a.keepdim),
+  reference: ([x], a, dtype) => {
+    const dims: number[] = typeof a.dim === 'number' ? [a.dim] : a.dim;
+    const value = x!.shape.length === 0 ? x! : ref.logsumexp(x!, dims, a.keepdim ?? false);
+    // Computed as the decomposition PyTorch uses, each step rounded to the dtype (u): x − max errs
+    // by u·2·max|x|, exp and the f32 sum (n terms) by u + n·u_acc relative, then log and + max by
+    // u·|result| each, so the error is within u·(3·max|x| + 2·|result| + 4) + n·u_acc.
+    const u = unitRoundoff(dtype);
+    const n = x!.shape.length === 0 ? 1 : ref.reduceLength(x!.shape, dims);
+    const nAcc = n * unitRoundoff(accumulatorOf(dtype));
+    const big = Math.max(0, ...Array.from(x!.data).filter(Number.isFinite).map(Math.abs));
+    const bound = value.data.map((v) => u * (3 * big + 2 * (Number.isFinite(v) ? Math.abs(v) : 0) + 4) + nAcc);
+    return { value: map(value, (v) => roundTo(dtype, v)), dtype, bound };
+  },
+};
+
 export const STRUCTURAL_INFOS: OpInfo[] = [
-  MATMUL, MM, BMM, GATHER, SCATTER_ADD, INDEX_SELECT, CAT, STACK, PAD, softmaxInfo('softmax'), softmaxInfo('logSoftmax'),
+  MATMUL, MM, BMM, GATHER, SCATTER_ADD, INDEX_SELECT, CAT, STACK, PAD, softmaxInfo('softmax'), softmaxInfo('logSoftmax'), LOGSUMEXP,
 ];
 

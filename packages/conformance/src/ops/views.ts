@@ -2,9 +2,9 @@
 // tensor by the library and to the values by the oracle. Reads materialise the view through the
 // backend's strided copy; writes go through views into their base, which must change exactly where
 // the oracle says (found by running the same chain over an array of storage positions).
-import { type DTypeName, type Tensor } from '@core/tensor';
+import { empty, type DTypeName, type Tensor } from '@core/tensor';
 import { randomArray, type Input, type Layout } from '../inputs.js';
-import { ALL_DTYPES, roundTo } from '../oracle/dtype.js';
+import { ALL_DTYPES, FLOAT_DTYPES, roundTo } from '../oracle/dtype.js';
 import * as nda from '../oracle/ndarray.js';
 import { nd, numel, type NdArray } from '../oracle/ndarray.js';
 import type { OpInfo, Sample } from '../opinfo.js';
@@ -18,6 +18,7 @@ export type ViewStep =
   | readonly ['t']
   | readonly ['T']
   | readonly ['expand', readonly number[]]
+  | readonly ['expandAs', readonly number[]]
   | readonly ['slice', number, number, number | undefined, number]
   | readonly ['narrow', number, number, number]
   | readonly ['select', number, number]
@@ -26,6 +27,7 @@ export type ViewStep =
   | readonly ['flatten', number, number]
   | readonly ['contiguous']
   | readonly ['clone']
+  | readonly ['detach']
   | readonly ['asStrided', readonly number[], readonly number[], number];
 
 export function applySteps(t: Tensor, steps: readonly ViewStep[]): Tensor {
@@ -39,6 +41,7 @@ export function applySteps(t: Tensor, steps: readonly ViewStep[]): Tensor {
       case 't': x = x.t(); break;
       case 'T': x = x.T; break;
       case 'expand': x = x.expand(s[1]); break;
+      case 'expandAs': x = x.expandAs(empty(s[1], { device: x.device, dtype: x.dtype })); break;
       case 'slice': x = x.slice(s[1], s[2], s[3], s[4]); break;
       case 'narrow': x = x.narrow(s[1], s[2], s[3]); break;
       case 'select': x = x.select(s[1], s[2]); break;
@@ -47,6 +50,7 @@ export function applySteps(t: Tensor, steps: readonly ViewStep[]): Tensor {
       case 'flatten': x = x.flatten(s[1], s[2]); break;
       case 'contiguous': x = x.contiguous(); break;
       case 'clone': x = x.clone(); break;
+      case 'detach': x = x.detach(); break;
       case 'asStrided': x = x.asStrided(s[1], s[2], s[3]); break;
       default: return s satisfies never;
     }
@@ -72,6 +76,7 @@ export function applyStepsRef(a: NdArray, steps: readonly ViewStep[]): NdArray {
         x = nda.broadcastTo(x, s[1].map((v, i) => (v === -1 ? x.shape[i - lead]! : v)));
         break;
       }
+      case 'expandAs': x = nda.broadcastTo(x, s[1]); break;
       case 'slice': x = nda.slice(x, s[1], s[2], s[3], s[4]); break;
       case 'narrow': { const st = s[2] < 0 ? s[2] + x.shape[dim(s[1])]! : s[2]; x = nda.slice(x, s[1], st, st + s[3]); break; }
       case 'select': x = nda.select(x, s[1], s[2]); break;
@@ -89,7 +94,8 @@ export function applyStepsRef(a: NdArray, steps: readonly ViewStep[]): NdArray {
         break;
       }
       case 'contiguous':
-      case 'clone': break;
+      case 'clone':
+      case 'detach': break;
       case 'asStrided': {
         const src = x;
         x = nda.generate(s[1], (idx) => src.data[s[3] + idx.reduce((o, v, k) => o + v * s[2][k]!, 0)]!);
@@ -168,6 +174,10 @@ const VIEW_SPECS: readonly ViewSpec[] = [
     { name: '1,2-2x3x4', shape: [2, 3, 4], steps: [['flatten', 1, 2]] },
     { name: 'permuted-all', shape: [2, 3, 4], layout: 'permuted', steps: [['flatten', 0, -1]] },
   ] },
+  { name: 'expandAs', samples: [
+    { name: '3x1-as-2x3x4', shape: [3, 1], steps: [['expandAs', [2, 3, 4]]] },
+    { name: 'transposed-1x3-as-4x3', shape: [1, 3], layout: 'transposed', steps: [['expandAs', [4, 3]]] },
+  ] },
   { name: 'contiguous', samples: [
     { name: 'transposed-4x3', shape: [4, 3], layout: 'transposed', steps: [['contiguous']] },
     { name: 'strided-2x5', shape: [2, 5], layout: 'strided', steps: [['contiguous']] },
@@ -175,6 +185,10 @@ const VIEW_SPECS: readonly ViewSpec[] = [
   { name: 'clone', samples: [
     { name: 'permuted-2x3x4', shape: [2, 3, 4], layout: 'permuted', steps: [['clone']] },
     { name: 'offset-3x2', shape: [3, 2], layout: 'offset', steps: [['clone']] },
+  ] },
+  // The values of a detached tensor are its input's; that it leaves autograd is checked by the autograd cases.
+  { name: 'detach', differentiable: false, samples: [
+    { name: 'permuted-2x3x4', shape: [2, 3, 4], layout: 'permuted', steps: [['detach']] },
   ] },
   { name: 'asStrided', samples: [
     { name: 'overlapping-windows-10->4x3', shape: [10], steps: [['asStrided', [4, 3], [2, 1], 1]] },
@@ -209,29 +223,44 @@ function positions(shape: readonly number[], steps: readonly ViewStep[]): NdArra
   return applyStepsRef(nda.reshape(nda.arange(numel(shape)), shape), steps);
 }
 
+type InPlace = 'copy_' | 'fill_' | 'zero_' | 'add_' | 'sub_' | 'mul_' | 'div_' | 'clamp_';
+
 interface WriteSpec {
   readonly name: string;
   readonly base: readonly number[];
   readonly steps: readonly ViewStep[];
-  /** How the view is written: copy_ a source, fill_ a value, or add_ a source. */
-  readonly how: 'copy_' | 'fill_' | 'add_';
+  /** The in-place op that writes the view: copy_ or add_… a source, fill_ a value, clamp_ to [-0.5, 0.5] (ints: [-3, 3]). */
+  readonly how: InPlace;
+  /** The dtypes the op is defined for (default: all). */
+  readonly dtypes?: readonly DTypeName[];
 }
+
+const NUMERIC_DTYPES: readonly DTypeName[] = [...FLOAT_DTYPES, 'int32'];
 
 const WRITE_SPECS: readonly WriteSpec[] = [
   { name: 'copy_(transposed-slice)', base: [3, 4], steps: [['transpose', 0, 1], ['slice', 0, 1, 3, 1]], how: 'copy_' },
   { name: 'copy_(strided-broadcast-src)', base: [3, 6], steps: [['slice', 1, 0, undefined, 2]], how: 'copy_' },
   { name: 'fill_(step-2-slice)', base: [2, 5], steps: [['slice', 1, 1, undefined, 2]], how: 'fill_' },
   { name: 'fill_(select-permuted)', base: [2, 3, 4], steps: [['permute', [2, 0, 1]], ['select', 1, 1]], how: 'fill_' },
+  { name: 'zero_(step-2-slice)', base: [2, 5], steps: [['slice', 1, 0, undefined, 2]], how: 'zero_' },
   { name: 'add_(select)', base: [3, 4], steps: [['select', 0, 1]], how: 'add_' },
   { name: 'add_(transposed)', base: [3, 4], steps: [['t']], how: 'add_' },
+  { name: 'sub_(transposed)', base: [3, 4], steps: [['t']], how: 'sub_', dtypes: NUMERIC_DTYPES },
+  { name: 'mul_(select)', base: [3, 4], steps: [['select', 1, 2]], how: 'mul_', dtypes: NUMERIC_DTYPES },
+  { name: 'div_(step-2-slice)', base: [2, 6], steps: [['slice', 1, 1, undefined, 2]], how: 'div_', dtypes: FLOAT_DTYPES },
+  { name: 'clamp_(transposed)', base: [3, 4], steps: [['t']], how: 'clamp_', dtypes: NUMERIC_DTYPES },
 ];
 
+/** The bounds clamp_ writes between. */
+const clampBounds = (dtype: DTypeName): [number, number] => (dtype === 'int32' ? [-3, 3] : [-0.5, 0.5]);
+
 function writeInfo(spec: WriteSpec): OpInfo {
+  const storageOnly = spec.how === 'copy_' || spec.how === 'fill_' || spec.how === 'zero_';
   return {
     name: spec.name.replace(/\(.*/, '(view)'),
     category: 'views',
-    dtypes: ALL_DTYPES,
-    needs: spec.how === 'add_' ? 'compute' : 'storage',
+    dtypes: spec.dtypes ?? ALL_DTYPES,
+    needs: storageOnly ? 'storage' : 'compute',
     tolerance: 'exact',
     differentiable: false,
     samples: (dtype, rng) => {
@@ -239,38 +268,64 @@ function writeInfo(spec: WriteSpec): OpInfo {
       // copy_ from a source that broadcasts (one row) for the broadcast sample, full shape otherwise.
       const srcShape = spec.name.includes('broadcast') ? [1, ...viewShape.slice(1)] : [...viewShape];
       const value = dtype === 'bool' ? 1 : dtype === 'int32' ? -5 : 0.3;
+      // div_ by values away from 0, so the quotients stay in range.
+      const src = spec.how === 'div_' ? randomArray(rng, dtype, srcShape, { lo: 0.5, hi: 2 }) : randomArray(rng, dtype, srcShape);
       return [{
         name: spec.name.replace(/^[^(]*\(/, '').replace(/\)$/, ''),
-        inputs: [input(randomArray(rng, dtype, [...spec.base]), dtype), input(randomArray(rng, dtype, srcShape), dtype)],
+        inputs: [input(randomArray(rng, dtype, [...spec.base]), dtype), input(src, dtype)],
         args: { value },
       }];
     },
-    call: ([base, src], a) => {
+    call: ([base, src], a, { dtype }) => {
       const view = applySteps(base!, spec.steps);
-      if (spec.how === 'copy_') view.copy_(src!);
-      else if (spec.how === 'fill_') view.fill_(a.value);
-      else view.add_(src!);
+      switch (spec.how) {
+        case 'copy_': view.copy_(src!); break;
+        case 'fill_': view.fill_(a.value); break;
+        case 'zero_': view.zero_(); break;
+        case 'add_': view.add_(src!); break;
+        case 'sub_': view.sub_(src!); break;
+        case 'mul_': view.mul_(src!); break;
+        case 'div_': view.div_(src!); break;
+        case 'clamp_': view.clamp_(...clampBounds(dtype)); break;
+        default: return spec.how satisfies never;
+      }
       return base!;
     },
     reference: ([base, src], a, dtype) => {
       const pos = positions(spec.base, spec.steps);
       const out = nd(base!.shape, base!.data);
       const full = nda.broadcastTo(src!, pos.shape);
+      const [lo, hi] = clampBounds(dtype);
       pos.data.forEach((p, i) => {
         const old = out.data[p]!;
-        const v = spec.how === 'fill_' ? roundTo(dtype, a.value) : spec.how === 'copy_' ? full.data[i]! : addIn(dtype, old, full.data[i]!);
-        out.data[p] = v;
+        const s = full.data[i]!;
+        switch (spec.how) {
+          case 'copy_': out.data[p] = s; break;
+          case 'fill_': out.data[p] = roundTo(dtype, a.value); break;
+          case 'zero_': out.data[p] = 0; break;
+          case 'add_': out.data[p] = addIn(dtype, old, s); break;
+          case 'sub_': out.data[p] = arithmeticIn(dtype, old - s); break;
+          case 'mul_': out.data[p] = arithmeticIn(dtype, old * s); break;
+          case 'div_': out.data[p] = arithmeticIn(dtype, old / s); break;
+          case 'clamp_': out.data[p] = Math.min(Math.max(old, roundTo(dtype, lo)), roundTo(dtype, hi)); break;
+          default: return spec.how satisfies never;
+        }
       });
       return { value: out, dtype };
     },
   };
 }
 
+/** An exact result stored as the dtype stores it: int32 wraps, half types are computed in f32 and rounded once. */
+function arithmeticIn(dtype: DTypeName, exact: number): number {
+  if (dtype === 'int32') return exact | 0;
+  return roundTo(dtype, dtype === 'float16' || dtype === 'bfloat16' ? Math.fround(exact) : exact);
+}
+
 /** `add` as the dtype does it (bool: or; int32: wrapping). */
 function addIn(dtype: DTypeName, a: number, b: number): number {
   if (dtype === 'bool') return a !== 0 || b !== 0 ? 1 : 0;
-  if (dtype === 'int32') return (a + b) | 0;
-  return roundTo(dtype, dtype === 'float16' || dtype === 'bfloat16' ? Math.fround(a + b) : a + b);
+  return arithmeticIn(dtype, a + b);
 }
 
 /** Views alias their base: a write to the base shows through every view. */

@@ -258,3 +258,17 @@ export function softmax(x: NdArray, dim: number, log: boolean): NdArray {
   }
   return out;
 }
+
+/**
+ * log Σ exp over `axes`, exactly in float64: the largest finite-or-not term is factored out
+ * (log Σ exp(x − m) + m), so large inputs do not overflow; an empty fibre gives −Inf.
+ */
+export function logsumexp(x: NdArray, axes: readonly number[], keepdim: boolean): NdArray {
+  return fold(x, axes, keepdim, (values) => {
+    if (values.length === 0) return -Infinity;
+    if (values.some(Number.isNaN)) return NaN;
+    const m = Math.max(...values);
+    if (!Number.isFinite(m)) return m; // all −Inf → −Inf; any +Inf → +Inf
+    return Math.log(values.reduce((s, v) => s + Math.exp(v - m), 0)) + m;
+  });
+}

@@ -9,7 +9,7 @@ export { dropout, type DropoutOptions } from './dropout.js';
 export { layerNorm, batchNorm } from './normalization.js';
 export { embedding } from './embedding.js';
 export { crossEntropy, nllLoss, type CrossEntropyOptions, type NLLLossOptions } from './cross-entropy.js';
-export { mseLoss, binaryCrossEntropyWithLogits, type BCEWithLogitsOptions } from './loss.js';
+export { mseLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits, type BCEOptions, type BCEWithLogitsOptions } from './loss.js';
 export { pad, type PadMode } from './pad.js';
 
 /** Merge dims startDim..endDim into one (torch.flatten; nn.Flatten starts at dim 1). */

@@ -2,7 +2,7 @@
 import type { Tensor } from '@core/tensor';
 import { Module } from '../module.js';
 import { crossEntropy, nllLoss, type CrossEntropyOptions, type NLLLossOptions } from '../functional/cross-entropy.js';
-import { binaryCrossEntropyWithLogits, mseLoss, type BCEWithLogitsOptions } from '../functional/loss.js';
+import { binaryCrossEntropy, binaryCrossEntropyWithLogits, mseLoss, type BCEOptions, type BCEWithLogitsOptions } from '../functional/loss.js';
 import { checkReduction, type Reduction } from '../internal/args.js';
 
 abstract class Loss extends Module<[Tensor, Tensor], Tensor> {
@@ -70,6 +70,21 @@ export class MSELoss extends Loss {
 
   forward(input: Tensor, target: Tensor): Tensor {
     return mseLoss(input, target, { reduction: this.reduction });
+  }
+}
+
+/** Binary cross entropy of probabilities (`F.binaryCrossEntropy`); prefer `BCEWithLogitsLoss` after a sigmoid. */
+export class BCELoss extends Loss {
+  /** Rescales each element's loss, broadcast to the input (a buffer), or null. */
+  declare weight: Tensor | null;
+
+  constructor({ weight = null, reduction = 'mean' }: BCEOptions = {}) {
+    super(reduction);
+    this.registerBuffer('weight', weight);
+  }
+
+  forward(input: Tensor, target: Tensor): Tensor {
+    return binaryCrossEntropy(input, target, { weight: this.weight, reduction: this.reduction });
   }
 }
 

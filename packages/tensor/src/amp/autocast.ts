@@ -5,8 +5,8 @@ import { isAvailable, getBackend, listBackends } from '../backend/registry.js';
 import { float32, float64, type DType } from '../dtype/dtype.js';
 import { DTypeError, TensorError, ValueError } from '../errors/errors.js';
 import { Tensor } from '../tensor/tensor.js';
-import { cast } from '../ops/elementwise.js';
 import { BUILTIN_POLICIES, type AutocastPolicyTable } from './policies.js';
+import type { AutocastClass, OpName } from '../ops/table.js';
 
 /** How `autocast` opens a region (PyTorch's `torch.autocast` arguments). */
 export interface AutocastOptions {
@@ -26,6 +26,19 @@ interface DeviceState {
 }
 
 const policies = new Map<string, AutocastPolicyTable>(Object.entries(BUILTIN_POLICIES));
+/** Per device type, each listed op's class: looked up once per op call instead of searching the lists. */
+const classes = new Map<string, ReadonlyMap<OpName, AutocastClass>>();
+
+function classesOf(deviceType: string, table: AutocastPolicyTable): ReadonlyMap<OpName, AutocastClass> {
+  let map = classes.get(deviceType);
+  if (map === undefined) {
+    const entries = new Map<OpName, AutocastClass>();
+    for (const kind of ['promote', 'fp32FirstArg', 'fp32', 'lowerPrecision'] as const) for (const op of table[kind]) entries.set(op, kind);
+    for (const [op, banned] of Object.entries(table.banned) as [OpName, string][]) entries.set(op, { banned });
+    classes.set(deviceType, (map = entries));
+  }
+  return map;
+}
 const states = new Map<string, DeviceState>();
 let cacheEnabled = true;
 let nesting = 0;
@@ -40,6 +53,7 @@ export function registerAutocastPolicy(deviceType: string, table: AutocastPolicy
     throw new ValueError(`registerAutocastPolicy(${deviceType}): the default dtype ${table.defaultDtype.name} must be one of its allowed dtypes`);
   }
   policies.set(deviceType, table);
+  classes.delete(deviceType);
   // A state read before the table existed would keep float32 as its default dtype (AC-2).
   if (!states.get(deviceType)?.enabled) states.delete(deviceType);
 }
@@ -208,14 +222,14 @@ function eligible(x: unknown, deviceType: string): x is Tensor {
   return isTensor(x) && x.dtype.isFloatingPoint && x.dtype !== float64 && x.device.type === deviceType;
 }
 
-/** A cast, served from the region cache for float32 leaf weights (AC-15). */
+/** A cast (`to(dtype)`: a method, so autocast imports no op), served from the region cache for float32 leaf weights (AC-15). */
 function castCached(t: Tensor, dtype: DType, regionDtype: DType): Tensor {
   if (t.dtype === dtype) return t;
   const cacheable = cacheEnabled && dtype === regionDtype && t.dtype === float32 && t.isLeaf && t.requiresGrad;
-  if (!cacheable) return cast(t, dtype);
+  if (!cacheable) return t.to(dtype);
   let hit = castCache.get(t);
   if (!hit) {
-    hit = cast(t, dtype);
+    hit = t.to(dtype);
     castCache.set(t, hit);
   }
   return hit;
@@ -274,7 +288,7 @@ export function autocastIdle(): boolean {
  * the args' device type, cast eligible args by the op's policy and run it with autocast off for
  * the ops it calls. Unlisted ops, and ops called inside a listed op, run unchanged.
  */
-export function autocastOp<A extends readonly unknown[], R>(op: string, args: A, run: (...args: A) => R): R {
+export function autocastOp<A extends readonly unknown[], R>(op: OpName, args: A, run: (...args: A) => R): R {
   if (nesting === 0 || insideListedOp > 0) return run(...args);
   const first = firstTensor(args);
   if (!first) return run(...args);
@@ -284,18 +298,18 @@ export function autocastOp<A extends readonly unknown[], R>(op: string, args: A,
   if (deviceType === undefined) return run(...args);
   const state = states.get(deviceType)!;
   const table = policies.get(deviceType)!;
-  const banned = table.banned[op];
-  if (banned !== undefined) throw new TensorError(banned);
-  let target: DType | null = null;
+  const cls = classesOf(deviceType, table).get(op);
+  if (cls === undefined) return run(...args);
+  if (typeof cls === 'object') throw new TensorError(cls.banned);
+  let target: DType;
   let onlyFirst = false;
-  if (table.lowerPrecision.includes(op)) target = state.dtype;
-  else if (table.fp32.includes(op)) target = float32;
-  else if (table.fp32FirstArg.includes(op)) {
+  if (cls === 'lowerPrecision') target = state.dtype;
+  else if (cls === 'fp32') target = float32;
+  else if (cls === 'fp32FirstArg') {
     if (!eligible(first, deviceType)) return run(...args); // AC-10: an ineligible first arg leaves the call unchanged
     target = float32;
     onlyFirst = true;
-  } else if (table.promote.includes(op)) target = widest(args, deviceType, state.dtype);
-  if (target === null) return run(...args);
+  } else target = widest(args, deviceType, state.dtype);
   const to = target;
   const casted = onlyFirst
     ? args.map((a) => (a === first ? castCached(first, to, state.dtype) : a))

@@ -2,6 +2,9 @@
 // storage handle; the compiler lists anything missing. Backends execute primitives on storage and
 // nothing else: views, broadcasting, promotion, the device rule, autograd and autocast live in core.
 import type { DTypeName, HostArray } from '../dtype/dtype.js';
+import { BINARY, COMPARE, UNARY, type BinaryOp, type CompareOp, type UnaryOp } from '../ops/table.js';
+
+export type { BinaryOp, CompareOp, UnaryOp };
 
 /**
  * Semver of this contract. Core accepts a backend whose major version matches: a minor bump only
@@ -29,23 +32,14 @@ export interface TensorRef<S> {
   readonly offset: number;
 }
 
-/** Unary elementwise primitives. Floating ops on int/bool inputs never reach a backend: core promotes first. */
-export const UNARY_OPS = [
-  'neg', 'abs', 'sign', 'exp', 'expm1', 'log', 'log1p', 'sqrt', 'rsqrt', 'reciprocal',
-  'sin', 'cos', 'tan', 'tanh', 'sigmoid', 'erf', 'relu', 'floor', 'ceil', 'round', 'trunc', 'logicalNot',
-] as const;
-/** The name of a unary elementwise primitive. */
-export type UnaryOp = (typeof UNARY_OPS)[number];
+/** Unary elementwise primitives, in the op table's order (backends' op codes follow it). Floating ops on int/bool inputs never reach a backend: core promotes first. */
+export const UNARY_OPS: readonly UnaryOp[] = Object.freeze(Object.keys(UNARY) as UnaryOp[]);
 
 /** Binary elementwise primitives; both inputs have the output's dtype and shape (broadcast by strides). */
-export const BINARY_OPS = ['add', 'sub', 'mul', 'div', 'pow', 'maximum', 'minimum', 'remainder', 'atan2', 'logicalAnd', 'logicalOr'] as const;
-/** The name of a binary elementwise primitive. */
-export type BinaryOp = (typeof BINARY_OPS)[number];
+export const BINARY_OPS: readonly BinaryOp[] = Object.freeze(Object.keys(BINARY) as BinaryOp[]);
 
 /** Comparisons: inputs share a dtype, the output is bool. NaN compares unequal to everything. */
-export const COMPARE_OPS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const;
-/** The name of a comparison primitive. */
-export type CompareOp = (typeof COMPARE_OPS)[number];
+export const COMPARE_OPS: readonly CompareOp[] = Object.freeze(Object.keys(COMPARE) as CompareOp[]);
 
 /** Reduction primitives over a set of axes. */
 export const REDUCE_OPS = ['sum', 'prod', 'max', 'min'] as const;

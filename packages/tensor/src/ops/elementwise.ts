@@ -8,10 +8,9 @@ import { iteratorDevice, type NamedArg } from '../dispatch/device-rule.js';
 import { allocate, backendOf, ref, requireCompute, requireStorage } from '../dispatch/run.js';
 import { Tensor, type TensorOrScalar } from '../tensor/tensor.js';
 import { broadcastShapes, broadcastStrides, sameShape } from '../tensor/shape.js';
-import { BINARY_RULES, BOOL_EQUIVALENT, UNARY_RULES, type DTypeRule } from './catalogue.js';
+import { BINARY, UNARY, type BinaryEntry, type DTypeRule } from './table.js';
 import { needsGrad, record } from '../autograd/engine.js';
 import { noGrad } from '../autograd/grad-mode.js';
-import { BINARY_GRADS, UNARY_GRADS, UNARY_SAVES } from '../autograd/derivatives.js';
 import { autocastIdle, autocastOp } from '../amp/autocast.js';
 import { inheritSite, withSite } from '../tensor/site.js';
 import { fusedKernel } from '../dispatch/fused.js';
@@ -23,20 +22,25 @@ export function scalarTensor(value: number, dtype: DType, device: Device): Tenso
   return t;
 }
 
-// The scalars that ops read (`x.mul(2)`, `p.add(g, -lr)`), kept per device, dtype and value: a
-// training loop uses the same few every step, and a kernel never writes its inputs.
+// The scalars that ops read (`x.mul(2)`, `p.add(g, -lr)`), kept per backend instance, device index,
+// dtype and value: a training loop uses the same few every step, and a kernel never writes its
+// inputs. Per instance, because a backend registered again under the same name (a test, a
+// conformance run) has its own memory: another instance's storage means nothing to it.
 const SCALAR_CACHE_SIZE = 1024;
-const scalars = new Map<string, Tensor>();
+const scalars = new WeakMap<object, Map<string, Tensor>>();
 const cached = new WeakSet<Tensor>();
 
 /** A cached read-only 0-dim tensor holding `value`, for an op to read and never to return. */
 function cachedScalar(value: number, dtype: DType, device: Device): Tensor {
-  const key = `${device}|${dtype.name}|${Object.is(value, -0) ? '-0' : value}`;
-  let t = scalars.get(key);
+  const backend = backendOf(device);
+  let own = scalars.get(backend);
+  if (own === undefined) scalars.set(backend, (own = new Map()));
+  const key = `${device.index}|${dtype.name}|${Object.is(value, -0) ? '-0' : value}`;
+  let t = own.get(key);
   if (t === undefined || t._storage.isFreed) {
-    if (scalars.size >= SCALAR_CACHE_SIZE) scalars.clear();
+    if (own.size >= SCALAR_CACHE_SIZE) own.clear();
     t = withSite(undefined, () => scalarTensor(value, dtype, device));
-    scalars.set(key, t);
+    own.set(key, t);
     cached.add(t);
   }
   return t;
@@ -185,7 +189,7 @@ const SELF_OTHER_ALPHA = ['self', 'other', 'alpha'] as const;
 
 const unaryParts = perOp<UnaryOp>((op) => ({
   pick: (p) => {
-    const dt = computeDType(op, UNARY_RULES[op], p);
+    const dt = computeDType(op, UNARY[op].dtype, p);
     return { compute: dt, out: dt };
   },
   launch: ([a], out, device) => backendOf(device).kernels.unary(op, a!, out),
@@ -193,11 +197,11 @@ const unaryParts = perOp<UnaryOp>((op) => ({
 
 const binaryParts = perOp<BinaryOp>((op) => ({
   pick: (p) => {
-    const dt = computeDType(op, BINARY_RULES[op], p);
+    const dt = computeDType(op, BINARY[op].dtype, p);
     return { compute: dt, out: dt };
   },
   launch: ([x, y], out, device) => {
-    const kernelOp = out.dtype === 'bool' ? (BOOL_EQUIVALENT[op] ?? op) : op;
+    const kernelOp = out.dtype === 'bool' ? ((BINARY[op] as BinaryEntry).onBool ?? op) : op;
     backendOf(device).kernels.binary(kernelOp, x!, y!, out);
   },
 }));
@@ -207,11 +211,12 @@ function unaryImpl(op: UnaryOp, x: Tensor): Tensor {
   const y = elementwise(op, SELF, [x], pick, launch);
   if (!needsGrad(x)) return y;
   // The rule keeps alive only what it reads; the others are never looked at (g stands in).
-  const saves = UNARY_SAVES[op];
+  const { saves, grad } = UNARY[op];
+  if (grad === null) return y;
   const keptX = saves === 'x' ? x : null;
   const keptY = saves === 'y' ? y : null;
   const dtype = y.dtype;
-  return record(`${op}Backward`, y, [x], (g) => [UNARY_GRADS[op](g, keptX ? cast(keptX, dtype) : g, keptY ?? g)], keptX ? [keptX] : keptY ? [keptY] : []);
+  return record(`${op}Backward`, y, [x], (g) => [grad(g, keptX ? cast(keptX, dtype) : g, keptY ?? g)], keptX ? [keptX] : keptY ? [keptY] : []);
 }
 
 /** A binary elementwise op with promotion and broadcasting; autocast applies its policy (pow, atan2…). */
@@ -224,7 +229,7 @@ function binaryImpl(op: BinaryOp, a: TensorOrScalar, b: TensorOrScalar): Tensor 
   const { pick, launch } = binaryParts(op);
   const y = elementwise(op, SELF_OTHER, [a, b], pick, launch);
   if (!needsGrad(a, b)) return y;
-  const parts = [a, b].map((v, i) => (v instanceof Tensor && v.requiresGrad ? BINARY_GRADS[op][i === 0 ? 'a' : 'b'] : null));
+  const parts = [a, b].map((v, i) => (v instanceof Tensor && v.requiresGrad ? (BINARY[op] as BinaryEntry).grad[i === 0 ? 'a' : 'b'] : null));
   // Keep alive only the operands the rules read; the others are never looked at (g stands in).
   const reads = new Set(parts.flatMap((p) => p?.reads ?? []));
   const keptA = reads.has('a') ? a : null;
