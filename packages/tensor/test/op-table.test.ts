@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { OP_TABLE, type OpEntry } from '../src/ops/table.js';
 import { METHODS } from '../src/ops/methods.js';
-import { autocastPolicy, BINARY_OPS, COMPARE_OPS, Tensor, UNARY_OPS } from '../src/index.js';
+import { ARG_REDUCE_OPS, autocastPolicy, BINARY_OPS, COMPARE_OPS, REDUCE_OPS, Tensor, UNARY_OPS } from '../src/index.js';
 
 const GENERATED = fileURLToPath(new URL('../src/generated/tensor-methods.ts', import.meta.url));
 
@@ -103,6 +103,10 @@ describe('the op table', () => {
     expect(UNARY_OPS).toEqual(kinds('unary'));
     expect(BINARY_OPS).toEqual(kinds('binary'));
     expect(COMPARE_OPS).toEqual(kinds('compare'));
+    const kernels = (kernel: string) => Object.entries(OP_TABLE).filter(([, e]) => 'kernel' in e && e.kernel === kernel).map(([n]) => n);
+    expect(REDUCE_OPS).toEqual(kernels('reduce'));
+    expect(REDUCE_OPS).toEqual(['sum', 'prod', 'max', 'min']); // the order backends' op codes follow
+    expect(ARG_REDUCE_OPS).toEqual(['argmax', 'argmin']);
     expect(Object.isFrozen(UNARY_OPS)).toBe(true);
   });
 

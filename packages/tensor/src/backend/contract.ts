@@ -2,9 +2,9 @@
 // storage handle; the compiler lists anything missing. Backends execute primitives on storage and
 // nothing else: views, broadcasting, promotion, the device rule, autograd and autocast live in core.
 import type { DTypeName, HostArray } from '../dtype/dtype.js';
-import { BINARY, COMPARE, UNARY, type BinaryOp, type CompareOp, type UnaryOp } from '../ops/table.js';
+import { BINARY, COMPARE, kernelOps, UNARY, type ArgReduceOp, type BinaryOp, type CompareOp, type ReduceOp, type UnaryOp } from '../ops/table.js';
 
-export type { BinaryOp, CompareOp, UnaryOp };
+export type { ArgReduceOp, BinaryOp, CompareOp, ReduceOp, UnaryOp };
 
 /**
  * Semver of this contract. Core accepts a backend whose major version matches: a minor bump only
@@ -42,14 +42,10 @@ export const BINARY_OPS: readonly BinaryOp[] = Object.freeze(Object.keys(BINARY)
 export const COMPARE_OPS: readonly CompareOp[] = Object.freeze(Object.keys(COMPARE) as CompareOp[]);
 
 /** Reduction primitives over a set of axes. */
-export const REDUCE_OPS = ['sum', 'prod', 'max', 'min'] as const;
-/** The name of a reduction primitive. */
-export type ReduceOp = (typeof REDUCE_OPS)[number];
+export const REDUCE_OPS: readonly ReduceOp[] = Object.freeze(kernelOps('reduce'));
 
 /** Index-of-extreme primitives along one axis. */
-export const ARG_REDUCE_OPS = ['argmax', 'argmin'] as const;
-/** The name of an arg-reduction primitive. */
-export type ArgReduceOp = (typeof ARG_REDUCE_OPS)[number];
+export const ARG_REDUCE_OPS: readonly ArgReduceOp[] = Object.freeze(kernelOps('argReduce'));
 
 /** Counter-based random streams: Philox4x32-10 keyed by the seed, counted by `offset`. */
 export interface RandomSpec {

@@ -128,6 +128,8 @@ export interface ImplementedEntry extends EntryBase {
   readonly signature?: string | readonly string[];
   /** The backend's fused kernel that may run it instead of its decomposition. */
   readonly fused?: FusedKernelName;
+  /** The contract primitive family it is, by this name (`Kernels.reduce`, `Kernels.argReduce`). */
+  readonly kernel?: 'reduce' | 'argReduce';
 }
 
 /** One entry of the op table. */
@@ -314,26 +316,26 @@ export const IMPLEMENTED = {
   clamp_: { kind: 'implemented', signature: '(min?: number | Tensor | null, max?: number | Tensor | null): this', doc: 'In-place `clamp`.' },
   // reductions
   sum: {
-    kind: 'implemented', signature: `(${DIMS}, ${DTYPE_OPTION}): Tensor`, autocast: { cuda: 'fp32FirstArg' },
+    kind: 'implemented', kernel: 'reduce', signature: `(${DIMS}, ${DTYPE_OPTION}): Tensor`, autocast: { cuda: 'fp32FirstArg' },
     doc: 'Sum over `dim` (all dims when omitted); `keepdim` keeps reduced dims as size 1. Integers and bools sum to int32; `dtype` picks the accumulation and result type.',
   },
   mean: { kind: 'implemented', signature: `(${DIMS}, ${DTYPE_OPTION}): Tensor`, doc: 'Mean over `dim` (all dims when omitted), for floating-point tensors (or with a floating `dtype`).' },
   prod: {
-    kind: 'implemented', signature: `(dim?: number | null, keepdim?: boolean, ${DTYPE_OPTION}): Tensor`, autocast: { cuda: 'fp32FirstArg', cpu: 'fp32' },
+    kind: 'implemented', kernel: 'reduce', signature: `(dim?: number | null, keepdim?: boolean, ${DTYPE_OPTION}): Tensor`, autocast: { cuda: 'fp32FirstArg', cpu: 'fp32' },
     doc: 'Product over one dim (all elements when omitted).',
   },
   max: {
-    kind: 'implemented', signature: ['(): Tensor', '(dim: number, keepdim?: boolean): ValuesIndices'],
+    kind: 'implemented', kernel: 'reduce', signature: ['(): Tensor', '(dim: number, keepdim?: boolean): ValuesIndices'],
     doc: 'Without a dim: the max element. With a dim: `{ values, indices }` like PyTorch.',
   },
   min: {
-    kind: 'implemented', signature: ['(): Tensor', '(dim: number, keepdim?: boolean): ValuesIndices'],
+    kind: 'implemented', kernel: 'reduce', signature: ['(): Tensor', '(dim: number, keepdim?: boolean): ValuesIndices'],
     doc: 'Without a dim: the min element. With a dim: `{ values, indices }` like PyTorch.',
   },
   amax: { kind: 'implemented', signature: `(${DIMS}): Tensor`, doc: 'The max over one or more dims (values only; the gradient is shared evenly among ties).' },
   amin: { kind: 'implemented', signature: `(${DIMS}): Tensor`, doc: 'The min over one or more dims (values only; the gradient is shared evenly among ties).' },
-  argmax: { kind: 'implemented', signature: '(dim?: number | null, keepdim?: boolean): Tensor', doc: 'The int32 index of the max along `dim` (of the flattened tensor when omitted); the first on ties.' },
-  argmin: { kind: 'implemented', signature: '(dim?: number | null, keepdim?: boolean): Tensor', doc: 'The int32 index of the min along `dim` (of the flattened tensor when omitted); the first on ties.' },
+  argmax: { kind: 'implemented', kernel: 'argReduce', signature: '(dim?: number | null, keepdim?: boolean): Tensor', doc: 'The int32 index of the max along `dim` (of the flattened tensor when omitted); the first on ties.' },
+  argmin: { kind: 'implemented', kernel: 'argReduce', signature: '(dim?: number | null, keepdim?: boolean): Tensor', doc: 'The int32 index of the min along `dim` (of the flattened tensor when omitted); the first on ties.' },
   var: { kind: 'implemented', signature: `(${DIMS}, options?: { correction?: number }): Tensor`, doc: 'Variance over `dim`, dividing by N - `correction` (default 1, Bessel\'s correction).' },
   // linear algebra, indexing, softmax
   matmul: { kind: 'implemented', signature: '(other: Tensor): Tensor', autocast: LOWER, doc: 'Matrix product with PyTorch\'s rules: vectors, matrices, and batches that broadcast.' },
@@ -384,5 +386,16 @@ export type UnaryOp = keyof typeof UNARY;
 export type BinaryOp = keyof typeof BINARY;
 /** The name of a comparison primitive. */
 export type CompareOp = keyof typeof COMPARE;
+type KernelOf<K extends string> = { [N in keyof typeof IMPLEMENTED]: (typeof IMPLEMENTED)[N] extends { readonly kernel: K } ? N : never }[keyof typeof IMPLEMENTED];
+/** The name of a reduction primitive. */
+export type ReduceOp = KernelOf<'reduce'>;
+/** The name of an arg-reduction primitive. */
+export type ArgReduceOp = KernelOf<'argReduce'>;
+
+/** The implemented ops that are the contract primitive family `kernel`, in table order. */
+export function kernelOps<K extends 'reduce' | 'argReduce'>(kernel: K): KernelOf<K>[] {
+  return Object.entries(IMPLEMENTED).filter(([, e]) => (e as ImplementedEntry).kernel === kernel).map(([n]) => n as KernelOf<K>);
+}
+
 /** The name of a composite op. */
 export type CompositeOp = keyof typeof COMPOSITE;
