@@ -68,3 +68,8 @@ extern uint64_t barriersPassed;
 template <typename T> inline T atomicAdd(T* p, T v) { T old = *p; *p = old + v; return old; }
 inline int atomicOr(int* p, int v) { int old = *p; *p = old | v; return old; }
 inline unsigned atomicCAS(unsigned* p, unsigned cmp, unsigned v) { unsigned old = *p; if (old == cmp) *p = v; return old; }
+
+// Round-to-nearest float arithmetic that is never contracted into an FMA: the host compiles the
+// kernels with -ffp-contract=off (scripts/kernel-test.mjs), so a plain operation rounds on its own.
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }

@@ -1,6 +1,6 @@
 // Fused composite ops: softmax / logSoftmax along a dim, per-row cross entropy, GradScaler's
-// unscale-and-check and the Adam/AdamW update. All compute in float and round once on store
-// (except where the contract asks for the decomposition's intermediate roundings).
+// unscale-and-check, the Adam/AdamW update and addcmul (x + t1·t2). All compute in float and round
+// once on store (except where the contract asks for the decomposition's intermediate roundings).
 #pragma once
 #include "common.cuh"
 #include "reduce.cuh"
@@ -97,6 +97,22 @@ __device__ void unscaleKernel(int64_t n, T* g, float* foundInf, const float* inv
     float v = Io<T>::load(g + i);
     if (!(v - v == 0.f)) *foundInf = 1.f;  // Inf − Inf and NaN − NaN are NaN; finite − itself is 0
     Io<T>::store(g + i, v * s);
+  }
+}
+
+/**
+ * out = x + t1·t2 over a strided Layout (slots: 0 out, 1 x, 2 t1, 3 t2), in float for every
+ * floating type (half types rounded once on store). nvcc contracts `x + a * b` into an FMA;
+ * __fmul_rn and __fadd_rn are never contracted, so the product is rounded to float before the sum,
+ * as the decomposition (a mul, then an add) rounds it.
+ */
+template <typename T>
+__device__ void addcmulKernel(Layout L, const T* x, const T* t1, const T* t2, T* out) {
+  CK_GRID_LOOP(i, L.numel) {
+    int64_t o[4];
+    offsetsOf(L, i, o);
+    const float product = __fmul_rn(Io<T>::load(t1 + o[2]), Io<T>::load(t2 + o[3]));
+    Io<T>::store(out + o[0], __fadd_rn(Io<T>::load(x + o[1]), product));
   }
 }
 

@@ -52,6 +52,9 @@ CK_MATMUL(i32, int32_t)
   }                                                                                                                 \
   extern "C" __global__ void ck_scatteradd_##sfx(Layout L, int64_t dimStride, float* target, const int32_t* index, const T* src) { \
     scatterAddKernel<T, float>(L, dimStride, target, index, src);                                                                   \
+  }                                                                                                                 \
+  extern "C" __global__ void ck_addcmul_##sfx(Layout L, const T* x, const T* t1, const T* t2, T* out) {           \
+    addcmulKernel<T>(L, x, t1, t2, out);                                                                            \
   }
 CK_FOR_FLOATS(CK_FUSED)
 

@@ -309,6 +309,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
     if (ams) vmax = ref(env, info[5]);
     d.adam(ref(env, info[1]), ref(env, info[2]), ref(env, info[3]), ref(env, info[4]), ams ? &vmax : nullptr, a);
   })));
+  exports.Set("addcmul", Napi::Function::New(env, OP_CALL(d.addcmul(ref(env, info[1]), ref(env, info[2]), ref(env, info[3]), ref(env, info[4])))));
   return exports;
 }
 

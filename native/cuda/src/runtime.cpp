@@ -471,4 +471,14 @@ void DeviceState::adam(const Ref& p, const Ref& g, const Ref& m, const Ref& v, c
          vmax ? at(*vmax) : at(v));
 }
 
+void DeviceState::addcmul(const Ref& x, const Ref& t1, const Ref& t2, const Ref& out) {
+  if (!isFloat(out.dtype)) throw CudaError("cuda addcmul: needs a floating dtype, got " + suffix(out.dtype));
+  for (const Ref* r : {&x, &t1, &t2})
+    if (r->dtype != out.dtype) throw CudaError("cuda addcmul: operands are " + suffix(r->dtype) + ", out is " + suffix(out.dtype));
+  ck::Layout L = elementwiseLayout(out, {&x, &t1, &t2});
+  if (!L.numel) return;
+  makeCurrent();
+  launch("ck_addcmul_" + suffix(out.dtype), {gridFor(L.numel, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, L, x.ptr, t1.ptr, t2.ptr, out.ptr);
+}
+
 }  // namespace rt

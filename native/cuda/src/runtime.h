@@ -85,6 +85,7 @@ class DeviceState {
   void crossEntropy(const Ref& x, const Ref& target, int32_t ignoreIndex, float labelSmoothing, const Ref& out);
   void unscale(const Ref& grad, const Ref& foundInf, const Ref& invScale);
   void adam(const Ref& p, const Ref& g, const Ref& m, const Ref& v, const Ref* vmax, const AdamScalars& s);
+  void addcmul(const Ref& x, const Ref& t1, const Ref& t2, const Ref& out);
 
   /** 'auto' (cuBLASLt when loaded, else our kernels), 'own' (tiled / wmma only) or 'cublaslt'. */
   void setGemmMode(const std::string& mode) { gemmMode_ = mode; }

@@ -33,7 +33,7 @@ std::unordered_map<std::string, Thunk>& kernels() {
 #define K(name) t.emplace(#name, thunk(name));
 #define K_TYPED(sfx, T) K(ck_unary_##sfx) K(ck_binary_##sfx) K(ck_compare_##sfx) K(ck_reduce_##sfx) K(ck_argreduce_##sfx)
     CK_FOR_TYPES(K_TYPED)
-#define K_FLOAT(sfx, T) K(ck_matmul_##sfx) K(ck_softmax_##sfx) K(ck_crossentropy_##sfx) K(ck_unscale_##sfx) K(ck_adam_##sfx) K(ck_scatteradd_##sfx)
+#define K_FLOAT(sfx, T) K(ck_matmul_##sfx) K(ck_softmax_##sfx) K(ck_crossentropy_##sfx) K(ck_unscale_##sfx) K(ck_adam_##sfx) K(ck_scatteradd_##sfx) K(ck_addcmul_##sfx)
     CK_FOR_FLOATS(K_FLOAT)
     K(ck_matmul_i32) K(ck_scatteradd_i32) K(ck_reduce_f16_f32) K(ck_reduce_bf16_f32) K(ck_matmul_wmma_f16) K(ck_matmul_wmma_bf16) K(ck_random)
 #define K_MOVES(w) K(ck_copy_##w) K(ck_fill_##w) K(ck_where_##w) K(ck_gather_##w)

@@ -15,6 +15,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 static int passed = 0, failed = 0;
@@ -341,6 +342,7 @@ template <typename T> struct KF32;
     static constexpr auto unscale = ck_unscale_##sfx;               \
     static constexpr auto adam = ck_adam_##sfx;                     \
     static constexpr auto matmul = ck_matmul_##sfx;                 \
+    static constexpr auto addcmul = ck_addcmul_##sfx;               \
   };
 CK_FOR_FLOATS(CK_TEST_KF)
 template <typename T> struct Wmma;
@@ -487,6 +489,42 @@ static void testAdam() {
   checkAll(p, wp, 1e-7, 1e-5, "adamw f32 (decoupled decay, amsgrad) parameter");
   checkAll(m, wm, 1e-7, 1e-5, "adamw f32 first moment");
   checkAll(v, wv, 1e-9, 1e-5, "adamw f32 second moment");
+}
+
+/**
+ * addcmul through the addon's elementwiseLayout: x at an offset, t1 read transposed, t2 a broadcast
+ * row or a 0-dim scalar (p.add(g, alpha)). Exact: the product rounded to float, then the sum in
+ * float, rounded once to T.
+ */
+template <typename T>
+static void testAddcmul(const char* name) {
+  const int64_t R = 5, C = 7;
+  const int dtype = std::is_same<T, float>::value ? ck::F32 : std::is_same<T, f16>::value ? ck::F16 : ck::BF16;
+  std::vector<float> xf = randn(R * C + 1), t1f = randn(R * C), t2f = randn(C);
+  // Element (0, 0): the product (1 + 2^-23)(1 − 2^-23) = 1 − 2^-46 rounds to 1 and the sum to 0; an FMA gives −2^-46.
+  xf[1] = -1.f; t1f[0] = 1.f + 0x1p-23f; t2f[0] = 1.f - 0x1p-23f;
+  xf[4] = INFINITY; t1f[3 * R] = NAN;
+  std::vector<T> x(xf.size()), t1(t1f.size()), t2(t2f.size());
+  for (size_t i = 0; i < x.size(); i++) x[i] = fromD<T>(xf[i]);
+  for (size_t i = 0; i < t1.size(); i++) t1[i] = fromD<T>(t1f[i]);
+  for (size_t i = 0; i < t2.size(); i++) t2[i] = fromD<T>(t2f[i]);
+  rt::Ref rx = refOf(x, dtype, {R, C}, {C, 1}, 1), r1 = refOf(t1, dtype, {R, C}, {1, R});
+  for (bool scalar : {false, true}) {
+    std::vector<T> out(R * C);
+    rt::Ref r2 = refOf(t2, dtype, {R, C}, {0, scalar ? 0 : 1}), ro = refOf(out, dtype, {R, C}, {C, 1});
+    ck::Layout L = rt::elementwiseLayout(ro, {&rx, &r1, &r2});
+    emu::launch(dim3(2), dim3(32), KF32<T>::addcmul, L, at<T>(rx), at<T>(r1), at<T>(r2), atMut<T>(ro));
+    std::vector<double> want(R * C);
+    for (int64_t i = 0; i < R; i++)
+      for (int64_t j = 0; j < C; j++) {
+        const double product = (float)(toF(t1[j * R + i]) * toF(t2[scalar ? 0 : j]));  // exact in double, rounded once to float
+        want[i * C + j] = roundRef<T>(toF(x[1 + i * C + j]) + product);
+      }
+    const std::string what = std::string("addcmul ") + name + (scalar ? " (t2 a 0-dim scalar)" : " (t2 a broadcast row)");
+    checkAll(out, want, 0, 0, what + ", transposed t1, x at an offset");
+    // Stated apart from the reference, which the host compiler could contract as well.
+    check(toF(out[0]) == 0 && !std::signbit(toF(out[0])), what + ": the product is rounded before the sum (+0, not an FMA's −2^-46)");
+  }
 }
 
 static void testIndexingAndRandom() {
@@ -660,6 +698,9 @@ int main() {
   testMatmul<bf16, true>("bf16 (f32 accumulation)", 1e-2, 8e-3);
   testMatmulInt();
   testAdam();
+  testAddcmul<float>("f32 (bit for bit the decomposition: no FMA)");
+  testAddcmul<f16>("f16 (f32 math, one rounding)");
+  testAddcmul<bf16>("bf16 (f32 math, one rounding)");
   testIndexingAndRandom();
   printf("kernel tests (CPU emulation): %d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

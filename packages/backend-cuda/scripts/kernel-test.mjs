@@ -33,8 +33,11 @@ function compile(args, what) {
   console.log(`@core/backend-cuda: compiled ${what} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
+// -ffp-contract=off: every float operation rounds on its own, as emu/emu.h's __fmul_rn/__fadd_rn
+// promise; g++ would otherwise fuse a*b + c into an FMA where the target has one (aarch64, -march=native).
+const KERNEL_FLAGS = ['-std=c++17', '-O1', '-ffp-contract=off'];
 const exe = join(outDir, 'kernel_test');
-compile(['-std=c++17', '-O1', '-Wall', '-Wno-unused-function', '-o', exe, join(native, 'test', 'kernel_test.cpp'), join(native, 'emu', 'emu.cpp'), join(native, 'src', 'layouts.cpp')],
+compile([...KERNEL_FLAGS, '-Wall', '-Wno-unused-function', '-o', exe, join(native, 'test', 'kernel_test.cpp'), join(native, 'emu', 'emu.cpp'), join(native, 'src', 'layouts.cpp')],
   'the kernel tests (host C++ + emulation)');
 const run = spawnSync(exe, [], { stdio: 'inherit', timeout: 600_000 });
 if (run.status !== 0) process.exit(run.status ?? 1);
@@ -42,7 +45,7 @@ if (run.status !== 0) process.exit(run.status ?? 1);
 // The fake driver (native/cuda/test/fake_libcuda.cpp): libcuda.so.1 on host memory with the kernels
 // on the emulation, so test/fake-driver.test.ts runs the whole backend end to end without a GPU.
 mkdirSync(join(pkg, 'build', 'fake-driver'), { recursive: true });
-compile(['-std=c++17', '-O1', '-shared', '-fPIC', '-o', join(pkg, 'build', 'fake-driver', 'libcuda.so.1'), join(native, 'test', 'fake_libcuda.cpp'),
+compile([...KERNEL_FLAGS, '-shared', '-fPIC', '-o', join(pkg, 'build', 'fake-driver', 'libcuda.so.1'), join(native, 'test', 'fake_libcuda.cpp'),
   join(native, 'emu', 'emu.cpp')], 'the fake driver (libcuda.so.1 over the emulation)');
 compile(['-std=c++17', '-O1', '-shared', '-fPIC', '-DCK_HOST_ONLY', '-o', join(pkg, 'build', 'fake-driver', 'libcublasLt.so.13'),
   join(native, 'test', 'fake_cublaslt.cpp')], 'the fake cuBLASLt (libcublasLt.so.13 on the host)');

@@ -107,6 +107,7 @@ export interface CudaAddon {
   crossEntropy(device: number, x: NativeRef, target: NativeRef, ignoreIndex: number, labelSmoothing: number, out: NativeRef): void;
   unscaleAndCheck(device: number, grads: readonly NativeRef[], foundInf: NativeRef, invScale: NativeRef): void;
   adam(device: number, p: NativeRef, g: NativeRef, m: NativeRef, v: NativeRef, vmax: NativeRef | null, scalars: NativeAdamScalars): void;
+  addcmul(device: number, x: NativeRef, t1: NativeRef, t2: NativeRef, out: NativeRef): void;
 }
 
 /** dtype codes shared with native/cuda/kernels/args.h (enum DType). */

@@ -1,12 +1,13 @@
 // On a machine with an NVIDIA GPU and driver (skipped elsewhere, with the reason; or run it on the
 // fake driver: LD_LIBRARY_PATH=build/fake-driver npx vitest run test/gpu.test.ts): results of the
 // cuda backend against the cpu backend, both GEMM paths (cuBLASLt and our tiled / tensor-core
-// kernels), pinned non-blocking copies, memory accounting, and the whole conformance suite with our
-// own GEMM kernels (the integration tests run it again with cuBLASLt, the default).
+// kernels), the fused addcmul kernel against its decomposition (bit for bit: nvcc must not contract it
+// into an FMA), pinned non-blocking copies, memory accounting, and the whole conformance suite with
+// our own GEMM kernels (the integration tests run it again with cuBLASLt, the default).
 import { describe, expect, it } from 'vitest';
 import '@core/backend-cpu';
 import { describeConformance } from '@core/conformance/vitest';
-import { availableDevices, bfloat16, float16, float32, getBackend, manualSeed, randn, type DType } from '@core/tensor';
+import { availableDevices, bfloat16, float16, float32, getBackend, manualSeed, randn, setFusedKernelsEnabled, tensor, type DType, type Tensor } from '@core/tensor';
 import { createCudaBackend, probeCuda, type CudaBackend, type GemmMode } from '../src/index.js';
 
 const probe = probeCuda();
@@ -52,6 +53,35 @@ suite('cuda on a GPU', () => {
       });
     }
   }
+
+  it('p.add(g, alpha) is one launch of the fused addcmul kernel with the decomposition\'s bits (the product rounded before the sum: no FMA)', async () => {
+    const b = await cuda();
+    manualSeed(9);
+    const p = randn([4097]).to('cuda');
+    const g = randn([4097]).to('cuda');
+    // −1 + (1 + 2^-23)(1 − 2^-23): +0 with the product rounded to float first, −2^-46 with an FMA.
+    const x = tensor([-1]).to('cuda');
+    const t = tensor([1 + 2 ** -23]).to('cuda');
+    const bits = async (y: Tensor) => Array.from(new Uint32Array(Float32Array.from(await y.data(), Number).buffer));
+    const run = async (fused: boolean) => {
+      setFusedKernelsEnabled(fused);
+      try {
+        p.add(g, -0.01); // its scalar reaches the device once
+        const before = b.stats(0).launches;
+        const y = p.add(g, -0.01);
+        const launches = b.stats(0).launches - before;
+        return { launches, y: await bits(y), cancelled: await bits(x.add(t, 1 - 2 ** -23)) };
+      } finally {
+        setFusedKernelsEnabled(true);
+      }
+    };
+    const fused = await run(true);
+    const decomposed = await run(false);
+    expect([fused.launches, decomposed.launches]).toEqual([1, 2]);
+    expect(fused.cancelled).toEqual([0]);
+    expect(fused.y).toEqual(decomposed.y);
+    expect(fused.cancelled).toEqual(decomposed.cancelled);
+  });
 
   it('a pinned tensor copies with nonBlocking and arrives intact', async () => {
     await cuda();

@@ -6,7 +6,7 @@ import { Runtime } from './runtime.js';
 import { deviceItemSize, sizeClass, WebGPUStorage } from './storage.js';
 import type { ShaderEnv } from './wgsl/gen.js';
 
-const IMPLEMENTS_CONTRACT = '1.1.0';
+const IMPLEMENTS_CONTRACT = '1.2.0';
 const FULL: DTypeSupport = { storage: true, compute: true };
 const DTYPES: readonly DTypeName[] = ['float32', 'float16', 'bfloat16', 'int32', 'bool'];
 

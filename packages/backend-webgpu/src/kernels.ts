@@ -96,10 +96,7 @@ function storeExpr(e: Expr, computeDtype: DTypeName, outDtype: DTypeName): strin
 const COOPERATIVE_MIN_LENGTH = 1024;
 const COOPERATIVE_GROUP = 128;
 
-/** The fused kernels this backend has: all but addcmul (contract 1.2.0), whose decomposition core runs instead. */
-type WebGPUFused = Omit<FusedKernels<WebGPUStorage>, 'addcmul'>;
-
-export function createKernels(ctx: KernelContext): { kernels: Kernels<WebGPUStorage>; fused: WebGPUFused } {
+export function createKernels(ctx: KernelContext): { kernels: Kernels<WebGPUStorage>; fused: FusedKernels<WebGPUStorage> } {
   const { rt, env } = ctx;
   const tg = (d: DTypeName) => tag(env, d);
 
@@ -829,13 +826,33 @@ ${MAIN_SIGNATURE} {${THREAD_INDEX}
     rt.dispatch(kernel, buffers, params, groupsFor(n));
   }
 
+  /**
+   * out = x + t1·t2 (contract 1.2.0), one thread per element, in f32 (half types rounded once on
+   * store). Shader compilers may contract `x + a * b` into an FMA (WGSL has no way to forbid it), so
+   * the product's bits are XORed with a zero read from the parameters: no compiler can fold an
+   * integer op on a value it cannot see, and the sum then adds the product as rounded to f32, as the
+   * decomposition does. (A bare bitcast round trip is no guard: compilers fold it away.)
+   */
+  function addcmul(x: Ref, t1: Ref, t2: Ref, out: Ref): void {
+    const what = 'addcmul';
+    if (!isFloat(out.dtype)) throw new TypeError(`webgpu ${what}: needs a floating dtype, got ${out.dtype}`);
+    for (const [name, r] of [['x', x], ['t1', t1], ['t2', t2]] as const) {
+      checkShape(what, name, r, out.shape);
+      checkDType(what, name, r, out.dtype);
+    }
+    const stmt = `let p = bitcast<f32>(bitcast<u32>(a1_ld(pos1) * a2_ld(pos2)) ^ P[eb]);
+  o_st(pos3, a0_ld(pos0) + p);`;
+    elementwise(what, [x, t1, t2], out, stmt, [0]);
+  }
+
   const kernels: Kernels<WebGPUStorage> = { unary, binary, compare, where, cast, copy, fill, reduce, argReduce, matmul, gather, scatterAdd, random };
-  const fused: WebGPUFused = {
+  const fused: FusedKernels<WebGPUStorage> = {
     softmax: (x, dim, out) => softmaxLike('softmax', x, dim, out),
     logSoftmax: (x, dim, out) => softmaxLike('logSoftmax', x, dim, out),
     crossEntropy,
     unscaleAndCheck,
     adamw,
+    addcmul,
   };
   return { kernels, fused };
 }

@@ -1,5 +1,5 @@
-// Through core's API on the webgpu device: the fused crossEntropy, unscaleAndCheck and adamw
-// kernels are what runs (one dispatch each) and agree with the decompositions; non-blocking copies
+// Through core's API on the webgpu device: the fused crossEntropy, unscaleAndCheck, adamw and
+// addcmul kernels are what runs (one dispatch each) and agree with the decompositions; non-blocking copies
 // from pinned memory are queued through mapped staging buffers (XFER-2, PIN-1) with the same
 // results as plain copies; a tensor over the adapter's binding limit is a typed error that leaves
 // the device usable. (The conformance suite checks the fused kernels against the float64 oracle.)
@@ -7,11 +7,12 @@ import '@core/backend-cpu';
 import { F } from '@core/nn';
 import { AdamW } from '@core/optim';
 import {
-  ampForeachNonFiniteCheckAndUnscale_, bfloat16, bool, float16, float32, getBackend, int32, manualSeed, randn, registerBackend,
-  setFusedKernelsEnabled, tensor, TensorError, zeros, type DType, type Tensor,
+  ampForeachNonFiniteCheckAndUnscale_, bfloat16, bfloat16BitsToNumber, bool, float16, float16BitsToNumber, float32, float32ToBFloat16Bits,
+  float32ToFloat16Bits, getBackend, int32, manualSeed, randn, registerBackend, setFusedKernelsEnabled, tensor, TensorError, zeros,
+  type DType, type Tensor, type TensorRef,
 } from '@core/tensor';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { WebGPUBackend } from '../src/index.js';
+import type { WebGPUBackend, WebGPUStorage } from '../src/index.js';
 import { startBackend } from './helpers.js';
 
 let gpu: WebGPUBackend;
@@ -40,9 +41,9 @@ function close(got: number[], want: number[], tol: number): void {
 }
 
 describe('fused kernels through core', () => {
-  it('declares contract 1.1.0 and all five fused kernels', () => {
-    expect(gpu.contractVersion).toBe('1.1.0');
-    expect(Object.keys(gpu.fused ?? {}).sort()).toEqual(['adamw', 'crossEntropy', 'logSoftmax', 'softmax', 'unscaleAndCheck']);
+  it('declares contract 1.2.0 and all six fused kernels', () => {
+    expect(gpu.contractVersion).toBe('1.2.0');
+    expect(Object.keys(gpu.fused ?? {}).sort()).toEqual(['adamw', 'addcmul', 'crossEntropy', 'logSoftmax', 'softmax', 'unscaleAndCheck']);
   });
 
   it('F.crossEntropy (ignoreIndex, label smoothing) runs the fused kernel: one dispatch for the losses, same value and gradient as the decomposition', async () => {
@@ -104,6 +105,71 @@ describe('fused kernels through core', () => {
     expect(fused.counts).toEqual([4, 1, 1]); // the first step also zero-fills expAvg, expAvgSq and maxExpAvgSq
     expect(Math.min(...decomposed.counts)).toBeGreaterThan(10);
     close(fused.p, decomposed.p, 2e-7);
+  });
+});
+
+/** The float32 bit patterns of a tensor's values: +0 and −0, and NaN payloads, compare as bits. */
+async function bits(t: Tensor): Promise<number[]> {
+  return Array.from(new Uint32Array(Float32Array.from(await t.data(), Number).buffer));
+}
+
+describe('addcmul (x + t1·t2, contract 1.2.0)', () => {
+  it('p.add(g, alpha) and p.sub(g, alpha) run it in one dispatch and give the decomposition\'s bits, also where an FMA would round differently', async () => {
+    // Element 0: −1 + (1 + 2^-23)(1 − 2^-23): the product 1 − 2^-46 rounds to 1, so the sum is +0; an FMA gives −2^-46.
+    const alpha = 1 - 2 ** -23;
+    const run = async (fused: boolean) => {
+      setFusedKernelsEnabled(fused);
+      manualSeed(5);
+      const p = randn([40, 33]).to('webgpu');
+      const g = randn([33, 40]).to('webgpu').transpose(0, 1); // read through strides
+      const row = randn([33]).to('webgpu'); // broadcast over the rows
+      const cancel = tensor([-1, Infinity, 3]).to('webgpu');
+      const gCancel = tensor([1 + 2 ** -23, 2, Number.NaN]).to('webgpu');
+      const results = [p.add(g, -0.01), p.sub(row, 0.3), cancel.add(gCancel, alpha), p.sub(g, 1.7)];
+      // Counted once its scalar is on the device (core caches it after the first use).
+      const n = dispatchesOf(() => { results.push(p.sub(g, 1.7)); });
+      return { n, bits: await Promise.all(results.map(bits)) };
+    };
+    const fused = await run(true);
+    const decomposed = await run(false);
+    expect(fused.n).toBe(1);
+    expect(decomposed.n).toBe(2);
+    expect(fused.bits[2]![0]).toBe(0); // +0
+    expect(fused.bits).toEqual(decomposed.bits);
+  });
+
+  it('float16 and bfloat16 (the kernel called directly: core fuses float32 only) compute in f32 and round once on store, strided, broadcast and at odd offsets', async () => {
+    const addcmul = gpu.fused!.addcmul!;
+    const codecs = [
+      { dtype: 'float16', encode: float32ToFloat16Bits, decode: float16BitsToNumber },
+      { dtype: 'bfloat16', encode: float32ToBFloat16Bits, decode: bfloat16BitsToNumber },
+    ] as const;
+    for (const { dtype, encode, decode } of codecs) {
+      const made: WebGPUStorage[] = [];
+      const store = (values: number[]) => {
+        const s = gpu.alloc(0, dtype, values.length);
+        gpu.write(s, Uint16Array.from(values, encode), 0);
+        made.push(s);
+        return s;
+      };
+      const at = (storage: WebGPUStorage, shape: number[], strides: number[], offset: number): TensorRef<WebGPUStorage> =>
+        ({ storage, dtype, shape, strides, offset });
+      // x [3, 5] at offset 1; t1 [3, 5] read transposed from [5, 3]; t2 a 0-dim scalar (stride 0); out [3, 5] at offset 1 of 17 (odd, so packed words are shared).
+      const xs = Array.from({ length: 16 }, (_, i) => (i - 7) * 0.37);
+      const t1s = Array.from({ length: 15 }, (_, i) => 1.5 - i * 0.21);
+      const t2s = [0.333];
+      const out = store(new Array<number>(17).fill(9));
+      addcmul(at(store(xs), [3, 5], [5, 1], 1), at(store(t1s), [3, 5], [1, 3], 0), at(store(t2s), [3, 5], [0, 0], 0), at(out, [3, 5], [5, 1], 1));
+      const got = Array.from((await gpu.read(out)) as Uint16Array);
+      const v = (values: number[], i: number) => decode(encode(values[i]!));
+      const want = [encode(9)];
+      for (let r = 0; r < 3; r++) {
+        for (let c = 0; c < 5; c++) want.push(encode(Math.fround(v(xs, 1 + r * 5 + c) + Math.fround(v(t1s, c * 3 + r) * v(t2s, 0)))));
+      }
+      want.push(encode(9));
+      made.forEach((m) => gpu.free(m));
+      expect(got, dtype).toEqual(want);
+    }
   });
 });
 
