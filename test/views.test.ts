@@ -2,7 +2,7 @@
 // property test of the internal `viewStrides` against brute force.
 import '@core/backend-cpu';
 import { describe, expect, it } from 'vitest';
-import { arange, float32, int32, ShapeError, tensor, zeros, type Tensor } from '@core/tensor';
+import { arange, bfloat16, float16, float32, int32, ShapeError, tensor, zeros, type Tensor } from '@core/tensor';
 import { viewStrides } from '../packages/tensor/src/tensor/shape.js';
 import { expectError } from './helpers/assert.js';
 import { prng } from './helpers/random.js';
@@ -469,5 +469,24 @@ describe('viewStrides (internal) vs brute force', () => {
     expect(viewable).toBeGreaterThan(500);
     expect(notViewable).toBeGreaterThan(300);
     expect(bruteForced).toBeGreaterThan(100);
+  });
+});
+
+describe("asStrided's backward (col2im) in half precision", () => {
+  // Three windows read element 0; their gradients 2048, 1 and 1 sum to 2050, which float16 holds.
+  // Accumulated in float16, 2048 + 1 rounds back to 2048 twice (its ulp there is 2) and gives 2048.
+  it('accumulates overlapping windows in float32 and rounds once, as PyTorch does', () => {
+    for (const dtype of [float16, bfloat16]) {
+      const x = zeros([4], { dtype, requiresGrad: true });
+      const windows = x.asStrided([3], [0]);
+      windows.backward(tensor([2048, 1, 1], { dtype }));
+      const exact = dtype === float16 ? 2050 : 2048; // bfloat16 has 8 bits: 2050 rounds to 2048
+      expect(Array.from(x.grad!.dataSync()), dtype.name).toEqual([exact, 0, 0, 0]);
+      expect(x.grad!.dtype).toBe(dtype);
+    }
+    // Four windows: 2048 + 1 + 1 + 2 = 2052 exactly in float32; a float16 accumulator gives 2050.
+    const y = zeros([2], { dtype: float16, requiresGrad: true });
+    y.asStrided([4], [0]).backward(tensor([2048, 1, 1, 2], { dtype: float16 }));
+    expect(Array.from(y.grad!.dataSync())).toEqual([2052, 0]);
   });
 });

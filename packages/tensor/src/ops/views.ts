@@ -1,5 +1,6 @@
 // View ops: new shape/strides/offset over the same storage; only contiguousCopy touches data.
 import { ShapeError } from '../errors/errors.js';
+import { bfloat16, float16, float32, type DType } from '../dtype/dtype.js';
 import { allocate, backendOf, ref } from '../dispatch/run.js';
 import { Tensor } from '../tensor/tensor.js';
 import { broadcastStrides, checkShape, inferShape, normalizeDim, numelOf, viewStrides } from '../tensor/shape.js';
@@ -209,14 +210,19 @@ function nonOverlapping(shape: readonly number[], strides: readonly number[]): b
 /**
  * asStrided's gradient: the sum, into x's layout, of g at every place the view read. The view is
  * split into a few loop dims (the window offsets of an unfold) and a non-overlapping rest, which
- * is accumulated with one strided add per loop index: no scatter, so it is fast on GPUs too.
+ * is accumulated with one strided add per loop index: no scatter, so it is fast on GPUs too. Half
+ * types accumulate in float32 and round once at the end, as PyTorch's col2im does (a float16 conv's
+ * input gradient would otherwise round once per overlapping window).
  */
 function stridedSum(g: Tensor, xShape: readonly number[], n: number, shape: readonly number[], stride: readonly number[], offset: number): Tensor {
   const kernels = backendOf(g.device).kernels;
-  const gx = allocate(xShape, g.dtype, g.device);
-  if (n === 0) return gx;
-  kernels.fill(ref(gx), 0);
-  if (numelOf(shape) === 0) return gx;
+  const half = g.dtype === float16 || g.dtype === bfloat16;
+  const acc = half ? float32 : g.dtype;
+  const gx = allocate(xShape, acc, g.device);
+  if (n > 0) kernels.fill(ref(gx), 0);
+  if (n === 0 || numelOf(shape) === 0) return half ? roundedInto(gx, g.dtype) : gx;
+  const src = half ? allocate(g.shape, float32, g.device) : g;
+  if (half) kernels.cast(ref(g), ref(src));
   // Loop over the smallest dims until what remains cannot hit an element twice.
   const loop: number[] = [];
   const rest = shape.map((_, i) => i);
@@ -229,16 +235,16 @@ function stridedSum(g: Tensor, xShape: readonly number[], n: number, shape: read
   const restShape = rest.map((d) => shape[d]!);
   const index = new Array<number>(loop.length).fill(0);
   const combos = loop.reduce((c, d) => c * shape[d]!, 1);
+  const sum = allocate(restShape, acc, g.device);
   for (let k = 0; k < combos; k++) {
-    let gOffset = g._offset;
+    let gOffset = src._offset;
     let xOffset = offset;
     loop.forEach((d, j) => {
-      gOffset += index[j]! * g._strides[d]!;
+      gOffset += index[j]! * src._strides[d]!;
       xOffset += index[j]! * stride[d]!;
     });
-    const gPart = Tensor._internal(g._storage, restShape, rest.map((d) => g._strides[d]!), gOffset);
+    const gPart = Tensor._internal(src._storage, restShape, rest.map((d) => src._strides[d]!), gOffset);
     const target = Tensor._internal(gx._storage, restShape, rest.map((d) => stride[d]!), xOffset);
-    const sum = allocate(restShape, g.dtype, g.device);
     kernels.binary('add', ref(target), ref(gPart), ref(sum));
     kernels.copy(ref(sum), ref(target));
     for (let j = loop.length - 1; j >= 0; j--) {
@@ -246,7 +252,17 @@ function stridedSum(g: Tensor, xShape: readonly number[], n: number, shape: read
       index[j] = 0;
     }
   }
-  return gx;
+  sum.dispose();
+  if (src !== g) src.dispose();
+  return half ? roundedInto(gx, g.dtype) : gx;
+}
+
+/** `acc` rounded once into `dtype`; the float32 accumulator is freed. */
+function roundedInto(acc: Tensor, dtype: DType): Tensor {
+  const out = allocate(acc.shape, dtype, acc.device);
+  if (out.numel() > 0) backendOf(acc.device).kernels.cast(ref(acc), ref(out));
+  acc.dispose();
+  return out;
 }
 
 export function flatten(x: Tensor, startDim = 0, endDim = -1): Tensor {
