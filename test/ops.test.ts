@@ -804,6 +804,33 @@ describe('logsumexp, a composite of the op table', () => {
 });
 
 describe('in-place ops and TP-4', () => {
+  it("refuses in-place writes into a destination whose elements share memory (an expanded view), before writing, as PyTorch's internal-overlap check", () => {
+    const base = zeros([1]);
+    const wide = base.expand([4]);
+    const src = tensor([1, 2, 3, 4]);
+    const message = 'more than one element of the written-to tensor refers to a single memory location';
+    expectError(() => wide.add_(src), TensorError, 'add_: unsupported operation', message, 'Please clone()');
+    expectError(() => wide.sub_(src), TensorError, 'sub_:', message);
+    expectError(() => wide.mul_(src), TensorError, 'mul_:', message);
+    expectError(() => wide.div_(src), TensorError, 'div_:', message);
+    expectError(() => wide.clamp_(0, 1), TensorError, 'clamp_:', message);
+    expectError(() => wide.copy_(src), TensorError, 'copy_:', message);
+    expect(Array.from(base.dataSync())).toEqual([0]); // nothing was written
+    // Every write of fill_ and zero_ stores the same value: allowed, as in PyTorch.
+    wide.fill_(3);
+    expect(Array.from(base.dataSync())).toEqual([3]);
+    // Size-1 dims with stride 0 hold one element each: no overlap.
+    const one = zeros([1, 3]).expand([1, 3]);
+    one.add_(tensor([[1, 2, 3]]));
+    expect(Array.from(one.dataSync())).toEqual([1, 2, 3]);
+    // A clone owns its elements.
+    expect(Array.from(wide.clone().add_(src).dataSync())).toEqual([4, 5, 6, 7]);
+  });
+
+  it('select() on a 0-dim tensor is a ShapeError, as PyTorch raises', () => {
+    expectError(() => tensor(1).select(0, 0), ShapeError, 'select() cannot be applied to a 0-dim tensor.');
+  });
+
   it('add_/sub_/mul_/div_/clamp_/fill_/zero_ change the tensor and return it', () => {
     const x = tensor([[1, 2], [3, 4]]);
     expect(x.add_(tensor([10, 20]))).toBe(x);

@@ -150,6 +150,7 @@ export function narrow(x: Tensor, dim: number, start: number, length: number): T
 }
 
 export function select(x: Tensor, dim: number, index: number): Tensor {
+  if (x.ndim === 0) throw new ShapeError('select() cannot be applied to a 0-dim tensor.', 'select');
   const d = normalizeDim(dim, x.ndim, 'select');
   const size = x.shape[d]!;
   if (!Number.isInteger(index) || index < -size || index >= size) {

@@ -233,6 +233,22 @@ function checkInPlace(dst: Tensor, op: string): void {
 }
 
 /**
+ * PyTorch's internal-overlap rule for in-place ops and `copy_`: a destination where several
+ * elements share one memory location (an expanded or broadcast view: a stride of 0 over a dim of
+ * size > 1) can't be written elementwise, since the result would depend on the order of the writes.
+ * Checked before anything is computed or written. (`fill_` and `zero_` are allowed, as in PyTorch:
+ * every write stores the same value.)
+ */
+export function checkInternalOverlap(dst: Tensor, op: string): void {
+  if (dst.shape.some((size, d) => size > 1 && dst._strides[d] === 0)) {
+    throw new TensorError(
+      `${op}: unsupported operation: more than one element of the written-to tensor refers to a single memory location ` +
+        `(shape [${dst.shape.join(', ')}], strides [${dst._strides.join(', ')}], e.g. a view made by expand()). Please clone() the tensor before performing the operation.`,
+    );
+  }
+}
+
+/**
  * After an in-place write, `dst` stands for `value` in the graph: its gradient flows to `value`
  * (cast back to value's dtype and device by the engine).
  */
@@ -246,6 +262,7 @@ function rebaseHistory(dst: Tensor, value: Tensor, op: string): void {
 /** `dst.copy_(src)`: any source device (SD-8). */
 export function copyInto(dst: Tensor, src: Tensor): void {
   if (!(src instanceof Tensor)) throw new TypeError('copy_(): src must be a Tensor');
+  checkInternalOverlap(dst, 'copy_');
   checkInPlace(dst, 'copy_');
   writeInto(dst, src, 'copy_');
   rebaseHistory(dst, src, 'Copy');
