@@ -96,7 +96,7 @@ function checkInputs(stateDict: Record<string, Tensor>, metadata: Record<string,
 }
 
 function assemble(entries: Array<[string, Tensor]>, datas: Uint8Array[], metadata: Record<string, string> | undefined): Uint8Array {
-  const header: Record<string, unknown> = {};
+  const header: Record<string, unknown> = Object.create(null); // a tensor may be called '__proto__'
   if (metadata && Object.keys(metadata).length > 0) header.__metadata__ = metadata;
   let offset = 0;
   entries.forEach(([name, t], i) => {
@@ -150,17 +150,57 @@ function isNonNegativeInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 }
 
+/** The header length that the first 8 bytes give, checked against the format's limit and the file's size. */
+function headerLength(prefix: Uint8Array, fileLength: number, source: string): number {
+  if (fileLength < 8 || prefix.length < 8) fail(source, `file too short (${fileLength} bytes): a safetensors file starts with an 8-byte header length`);
+  const view = new DataView(prefix.buffer, prefix.byteOffset, 8);
+  const n = view.getUint32(0, true) + view.getUint32(4, true) * 2 ** 32;
+  if (n > MAX_HEADER) fail(source, `header length ${n} exceeds the format's limit of ${MAX_HEADER} bytes (is this a safetensors file?)`);
+  if (8 + n > fileLength) fail(source, `header length ${n} runs past the end of the file (${fileLength} bytes): the file is truncated or not safetensors`);
+  return n;
+}
+
+/**
+ * The keys of the top-level JSON object `text` (already known to parse), in order: JSON.parse keeps
+ * only the last of duplicate keys, and the format allows each name once.
+ */
+function topLevelKeys(text: string): string[] {
+  const keys: string[] = [];
+  let depth = 0;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      if (depth === 1 && expectKey) keys.push(JSON.parse(text.slice(i, j + 1)) as string);
+      expectKey = false;
+      i = j;
+    } else if (c === '{' || c === '[') {
+      depth++;
+      expectKey = c === '{' && depth === 1;
+    } else if (c === '}' || c === ']') {
+      depth--;
+    } else if (c === ',' && depth === 1) {
+      expectKey = true;
+    }
+  }
+  return keys;
+}
+
 /** Parse and validate the header of a safetensors file (without reading the data). */
 export function parseSafetensorsHeader(bytes: Uint8Array, source = 'safetensors'): SafetensorsHeader {
   if (!(bytes instanceof Uint8Array)) throw new TypeError('parseSafetensorsHeader(): expected a Uint8Array');
-  if (bytes.length < 8) fail(source, `file too short (${bytes.length} bytes): a safetensors file starts with an 8-byte header length`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const n = view.getUint32(0, true) + view.getUint32(4, true) * 2 ** 32;
-  if (n > MAX_HEADER) fail(source, `header length ${n} exceeds the format's limit of ${MAX_HEADER} bytes (is this a safetensors file?)`);
-  if (8 + n > bytes.length) fail(source, `header length ${n} runs past the end of the file (${bytes.length} bytes): the file is truncated or not safetensors`);
+  const n = headerLength(bytes, bytes.length, source);
+  return parseHeaderJson(bytes.subarray(8, 8 + n), bytes.length - 8 - n, source);
+}
+
+/** The header's JSON (`n` bytes after the length), validated against a data section of `dataLength` bytes. */
+function parseHeaderJson(headerBytes: Uint8Array, dataLength: number, source: string): SafetensorsHeader {
+  const n = headerBytes.length;
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + n));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(headerBytes);
   } catch {
     fail(source, 'the header is not valid UTF-8');
   }
@@ -172,15 +212,20 @@ export function parseSafetensorsHeader(bytes: Uint8Array, source = 'safetensors'
     fail(source, `the header is not valid JSON: ${(e as Error).message}`);
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) fail(source, 'the header must be a JSON object');
-  const dataLength = bytes.length - 8 - n;
-  const tensors: Record<string, SafetensorsEntry> = {};
-  let metadata: Record<string, string> = {};
+  const seen = new Set<string>();
+  for (const key of topLevelKeys(text)) {
+    if (seen.has(key)) fail(source, `the header names '${key}' twice (a name may appear once)`);
+    seen.add(key);
+  }
+  // Null-prototype records: a tensor may be called '__proto__' or 'constructor'.
+  const tensors: Record<string, SafetensorsEntry> = Object.create(null);
+  let metadata: Record<string, string> = Object.create(null);
   for (const [name, raw] of Object.entries(json as Record<string, unknown>)) {
     if (name === '__metadata__') {
       if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || Object.values(raw).some((v) => typeof v !== 'string')) {
         fail(source, '__metadata__ must be an object of string values');
       }
-      metadata = { ...(raw as Record<string, string>) };
+      metadata = Object.assign(Object.create(null), raw as Record<string, string>);
       continue;
     }
     if (raw === null || typeof raw !== 'object') fail(source, `tensor '${name}': expected { dtype, shape, data_offsets }, got ${JSON.stringify(raw)}`);
@@ -219,7 +264,8 @@ function decodeTensor(name: string, entry: SafetensorsEntry, raw: Uint8Array, de
   const dtype = READ_AS[fileDType];
   if (!dtype) fail(source, `tensor '${name}': dtype ${fileDType} is valid safetensors but @core/tensor has no such type (readable: ${Object.keys(READ_AS).join(', ')})`);
   const itemsize = ITEMSIZE[fileDType];
-  const bytes = littleEndian(raw.slice(), itemsize); // a copy at offset 0, so typed views are aligned
+  // A copy at offset 0, so typed views are aligned (and never Node's Buffer.slice, a view into its pool).
+  const bytes = littleEndian(new Uint8Array(raw), itemsize);
   const buffer = bytes.buffer;
   let values: Float32Array | Float64Array | Int32Array | Uint8Array;
   switch (fileDType) {
@@ -259,7 +305,7 @@ export function deserializeSafetensors(bytes: Uint8Array | ArrayBuffer, options:
   const data = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
   const source = options.source ?? 'safetensors';
   const header = parseSafetensorsHeader(data, source);
-  const out: Record<string, Tensor> = {};
+  const out: Record<string, Tensor> = Object.create(null);
   for (const [name, entry] of Object.entries(header.tensors)) {
     const [begin, end] = entry.dataOffsets;
     out[name] = decodeTensor(name, entry, data.subarray(header.dataStart + begin, header.dataStart + end), options.device ?? 'cpu', source);
@@ -281,9 +327,36 @@ export async function saveSafetensors(path: string, stateDict: Record<string, Te
   await writeFile(path, bytes);
 }
 
-/** Read a safetensors file into tensors (on the cpu unless `device` is given). Node only. */
+/**
+ * Read a safetensors file into tensors (on the cpu unless `device` is given). Node only. The header
+ * is read and checked first, then each tensor's bytes: files over 2 GiB load, and a file that is
+ * not a regular file (a device, a pipe) is refused before anything is read.
+ */
 export async function loadSafetensors(path: string, options: LoadSafetensorsOptions = {}): Promise<Record<string, Tensor>> {
-  const { readFile } = await nodeFs();
-  const buffer = await readFile(path);
-  return deserializeSafetensors(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength), { ...options, source: path });
+  const { open } = await nodeFs();
+  const file = await open(path, 'r');
+  try {
+    const info = await file.stat();
+    if (!info.isFile()) fail(path, 'not a regular file (a safetensors file has a size to check its header against)');
+    const readAt = async (position: number, length: number): Promise<Uint8Array> => {
+      const bytes = new Uint8Array(length);
+      let done = 0;
+      while (done < length) {
+        const { bytesRead } = await file.read(bytes, done, length - done, position + done);
+        if (bytesRead === 0) fail(path, `the file ended at byte ${position + done} while reading ${length} bytes at ${position} (it changed while being read?)`);
+        done += bytesRead;
+      }
+      return bytes;
+    };
+    const n = headerLength(await readAt(0, Math.min(8, info.size)), info.size, path);
+    const header = parseHeaderJson(await readAt(8, n), info.size - 8 - n, path);
+    const out: Record<string, Tensor> = Object.create(null);
+    for (const [name, entry] of Object.entries(header.tensors)) {
+      const [begin, end] = entry.dataOffsets;
+      out[name] = decodeTensor(name, entry, await readAt(8 + n + begin, end - begin), options.device ?? 'cpu', path);
+    }
+    return out;
+  } finally {
+    await file.close();
+  }
 }

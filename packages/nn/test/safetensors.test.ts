@@ -260,3 +260,57 @@ describe('validation on load', () => {
     await expect(nn.loadSafetensors(path)).rejects.toThrow(`${path}: header length`);
   });
 });
+
+describe('untrusted and unusual files', () => {
+  const header = (json: string): Uint8Array => {
+    const text = new TextEncoder().encode(json);
+    const bytes = new Uint8Array(8 + text.length + 8);
+    new DataView(bytes.buffer).setUint32(0, text.length, true);
+    bytes.set(text, 8);
+    return bytes;
+  };
+
+  it("reads a Node Buffer cut from Node's shared pool (a nonzero byteOffset into a larger ArrayBuffer)", async () => {
+    const path = join(dir, 'pooled.safetensors');
+    await nn.saveSafetensors(path, { w: tensor([1.5, -2, 3.25]), n: tensor([7, 8], { dtype: int32 }) });
+    const pooled = Buffer.from(readFileSync(path)); // small Buffers are views into one shared pool
+    expect(pooled.byteOffset !== 0 || pooled.buffer.byteLength !== pooled.byteLength).toBe(true);
+    const loaded = nn.deserializeSafetensors(pooled);
+    expect(values(loaded.w!)).toEqual([1.5, -2, 3.25]);
+    expect(values(loaded.n!)).toEqual([7, 8]);
+  });
+
+  it("keeps a tensor named '__proto__' or 'constructor', written and read", async () => {
+    const sd: Record<string, Tensor> = Object.create(null);
+    sd['__proto__'] = tensor([1, 2]);
+    sd['constructor'] = tensor([3]);
+    const path = join(dir, 'proto.safetensors');
+    await nn.saveSafetensors(path, sd);
+    for (const loaded of [nn.deserializeSafetensors(readFileSync(path)), await nn.loadSafetensors(path)]) {
+      expect(Object.keys(loaded).sort()).toEqual(['__proto__', 'constructor']);
+      expect(values(loaded['__proto__']!)).toEqual([1, 2]);
+      expect(values(loaded['constructor']!)).toEqual([3]);
+    }
+  });
+
+  it('refuses a header that names a tensor twice (JSON.parse would keep the last silently)', () => {
+    const e1 = '{"dtype":"F32","shape":[2],"data_offsets":[0,8]}';
+    const bytes = header(`{"a":${e1},"a":${e1}}`);
+    expect(() => nn.deserializeSafetensors(bytes)).toThrow(/the header names 'a' twice/);
+    // A name that only looks alike (an escape) is another name; keys inside entries don't count.
+    expect(() => nn.deserializeSafetensors(header(`{"a":${e1},"b\\u0061":{"dtype":"F32","shape":[0],"data_offsets":[8,8]}}`))).not.toThrow();
+  });
+
+  it('refuses a path that is not a regular file (/dev/zero) before reading it', async () => {
+    await expect(nn.loadSafetensors('/dev/zero')).rejects.toThrow(/\/dev\/zero: not a regular file/);
+  });
+
+  it('loadSafetensors checks the header before reading the data: a truncated file names itself', async () => {
+    const path = join(dir, 'truncated.safetensors');
+    await nn.saveSafetensors(path, { w: tensor([1, 2, 3, 4]) });
+    const full = readFileSync(path);
+    writeFileSync(path, full.subarray(0, full.length - 4));
+    await expect(nn.loadSafetensors(path)).rejects.toThrow(nn.SafetensorsError);
+    await expect(nn.loadSafetensors(path)).rejects.toThrow(path);
+  });
+});
