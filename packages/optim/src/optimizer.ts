@@ -184,19 +184,29 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
       }
       group.params.forEach((id, i) => byIndex.set(id, params[i]!));
     });
+    // Everything is checked before anything changes: a bad entry leaves the optimizer as it was.
+    const groups = saved.map((group, g) => {
+      const restored = copyGroupOptions(group) as ParamGroup<O>;
+      try {
+        this.checkOptions(restored);
+      } catch (e) {
+        if (e instanceof Error) e.message = `loadStateDict(): parameter group ${g}: ${e.message}`;
+        throw e;
+      }
+      restored.params = this.paramGroups[g]!.params;
+      return restored;
+    });
     const state = new Map<Tensor, S>();
     for (const [key, value] of Object.entries(sd.state)) {
       const p = byIndex.get(Number(key));
       if (p === undefined) throw new ValueError(`loaded state dict has state for parameter ${key}, which none of its parameter groups lists`);
+      if (value === null || typeof value !== 'object') throw new TypeError(`loadStateDict(): the state of parameter ${key} must be an object, got ${JSON.stringify(value)}`);
+      checkSavedState(key, p, value);
       state.set(p, mapState(value, (name, v) => castStateTensor(p, name, v)) as S);
     }
     this.state.clear();
     for (const [p, s] of state) this.state.set(p, s);
-    saved.forEach((group, g) => {
-      const restored = copyGroupOptions(group) as ParamGroup<O>;
-      restored.params = this.paramGroups[g]!.params;
-      this.paramGroups[g] = restored;
-    });
+    groups.forEach((group, g) => { this.paramGroups[g] = group; });
   }
 }
 
@@ -214,6 +224,26 @@ function mapState(state: object, tensor: (key: string, t: Tensor) => Tensor): Re
 }
 
 /** PyTorch's `_process_value_according_to_param_policy`: follow the param's device (and dtype if floating). */
+/**
+ * A saved per-parameter state: `step` a non-negative integer (a number or a one-element tensor),
+ * every other tensor of its parameter's shape (moments, momentum buffers), so a bad entry fails
+ * here instead of turning the parameters NaN or failing at the next step.
+ */
+function checkSavedState(key: string, param: Tensor, state: object): void {
+  for (const [name, v] of Object.entries(state)) {
+    if (name === 'step') {
+      const step = v instanceof Tensor ? (v.numel() === 1 && v.device.type === 'cpu' ? Number(v.dataSync()[0]) : 0) : v;
+      if (typeof step !== 'number' || !Number.isSafeInteger(step) || step < 0) {
+        throw new ValueError(`loadStateDict(): parameter ${key}: step must be a non-negative integer, got ${v instanceof Tensor ? `a tensor of shape [${v.shape.join(', ')}]` : JSON.stringify(v)}`);
+      }
+    } else if (v instanceof Tensor) {
+      if (v.shape.length !== param.shape.length || v.shape.some((d, i) => d !== param.shape[i])) {
+        throw new ShapeError(`loadStateDict(): parameter ${key}: '${name}' has shape [${v.shape.join(', ')}], but the parameter has shape [${param.shape.join(', ')}]`, 'loadStateDict');
+      }
+    }
+  }
+}
+
 function castStateTensor(param: Tensor, key: string, value: Tensor): Tensor {
   if (key === 'step') return value.to({ device: value.device, copy: true });
   const dtype = param.dtype.isFloatingPoint ? param.dtype : value.dtype;

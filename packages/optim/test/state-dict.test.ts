@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { float16, float32, manualSeed, randn, tensor, type Tensor, ValueError } from '@core/tensor';
+import { float16, float32, manualSeed, randn, ShapeError, tensor, type Tensor, ValueError } from '@core/tensor';
 import { Adam, AdamW, SGD, type Optimizer } from '../src/index.js';
 import { FAKE } from './fake-device.js';
 import { expectThrowsExactly, param, setGrad, values } from './helpers.js';
@@ -159,5 +159,35 @@ describe('stateDict / loadStateDict', () => {
     expect(fresh.state.size).toBe(0);
     expect(fresh.paramGroups[0]!.lr).toBe(0.3);
     expect(() => fresh.loadStateDict({} as never)).toThrow(TypeError);
+  });
+
+  it('bad options, a bad step or a state tensor of the wrong shape are refused at load, naming the entry, and change nothing', () => {
+    const p = param([1, 2]);
+    const make = () => new Adam([p], { lr: 0.01 });
+    const opt = make();
+    setGrad(p, [0.5, -0.5]);
+    opt.step();
+    const good = opt.stateDict();
+    const bad = (edit: (sd: any) => void) => {
+      const sd = structuredClone({ ...good, state: {} }) as any;
+      sd.state = { 0: { ...good.state[0] } };
+      edit(sd);
+      return sd;
+    };
+    const target = make();
+    const refused = (edit: (sd: any) => void, cls: new (...a: any[]) => Error, message: string) => {
+      expect(() => target.loadStateDict(bad(edit)), message).toThrow(cls);
+      expect(() => target.loadStateDict(bad(edit))).toThrow(message);
+      expect(target.state.size).toBe(0);
+      expect(target.paramGroups[0]!.lr).toBe(0.01);
+    };
+    refused((sd) => { sd.paramGroups[0].lr = 'abc'; }, ValueError, 'loadStateDict(): parameter group 0: Invalid learning rate: abc');
+    refused((sd) => { sd.paramGroups[0].lr = -5; }, ValueError, 'Invalid learning rate: -5');
+    refused((sd) => { sd.paramGroups[0].betas = [2, 2]; }, ValueError, 'Invalid beta parameter at index 0: 2');
+    refused((sd) => { sd.state[0].step = 'x'; }, ValueError, 'parameter 0: step must be a non-negative integer, got "x"');
+    refused((sd) => { sd.state[0].expAvg = param([1, 2, 3]); }, ShapeError, "parameter 0: 'expAvg' has shape [3], but the parameter has shape [2]");
+    // The good dict still loads afterwards.
+    target.loadStateDict(good);
+    expect(target.state.size).toBe(1);
   });
 });
