@@ -51,7 +51,7 @@ async function train(device: 'cpu' | 'webgpu', steps: number): Promise<{ losses:
   return { losses, early, end: memoryStats(device).allocatedBytes };
 }
 
-describe('the seed training loop on webgpu', () => {
+describe("the README's training loop on webgpu", () => {
   it('keeps device memory bounded over 400 steps without dispose calls, with the cpu run\'s losses', async () => {
     const gpu = await train('webgpu', 400);
     expect(gpu.early).toBeGreaterThan(0);

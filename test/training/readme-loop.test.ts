@@ -18,7 +18,7 @@ async function settle(): Promise<void> {
   }
 }
 
-describe('the seed training loop', () => {
+describe("the README's training loop", () => {
   it('keeps memory bounded over 2,000 steps without dispose calls', async () => {
     manualSeed(0);
     const images = randn([256, 64]);
