@@ -48,6 +48,31 @@ function reduceLosses(shape: readonly number[], losses: readonly number[], bound
   return expected([], [mean], [sumBound / n + unitRoundoff(dtype) * Math.abs(mean)], dtype);
 }
 
+/**
+ * A loss computed element by element, then weighted and reduced: `perElement(i)` gives element i's
+ * unweighted loss and its error bound; an optional weight (broadcast to `shape`) scales both and,
+ * as the decomposition multiplies by it, adds one rounding of the weighted loss.
+ */
+function weightedLosses(
+  shape: readonly number[],
+  w: NdArray | undefined,
+  reduction: Reduction,
+  dtype: DTypeName,
+  perElement: (i: number) => { readonly loss: number; readonly bound: number },
+): Expected {
+  const u = unitRoundoff(dtype);
+  const weight = w ? broadcastTo(w, shape) : undefined;
+  const losses: number[] = [];
+  const bounds: number[] = [];
+  for (let i = 0; i < numel(shape); i++) {
+    const { loss, bound } = perElement(i);
+    const wi = weight ? weight.data[i]! : 1;
+    losses.push(wi * loss);
+    bounds.push(Math.abs(wi) * bound + (weight ? u * Math.abs(wi * loss) : 0));
+  }
+  return reduceLosses(shape, losses, bounds, reduction, dtype);
+}
+
 // ---- linear ----
 
 /**
@@ -461,26 +486,18 @@ interface BceArgs {
  */
 function bceReference(p: NdArray, t: NdArray, w: NdArray | undefined, a: BceArgs, dtype: DTypeName): Expected {
   const u = unitRoundoff(dtype);
-  const weight = w ? broadcastTo(w, p.shape) : undefined;
-  const losses: number[] = [];
-  const bounds: number[] = [];
-  for (let i = 0; i < p.data.length; i++) {
+  return weightedLosses(p.shape, w, a.reduction, dtype, (i) => {
     const pi = p.data[i]!;
     const ti = t.data[i]!;
-    const wi = weight ? weight.data[i]! : 1;
     const log1 = Math.max(Math.log(pi), -100);
     const log2 = Math.max(Math.log(1 - pi), -100);
     const term1 = ti * log1;
     const term2 = (1 - ti) * log2;
     const s = term1 + term2;
-    const loss = -wi * s;
     const eLog1 = approxError(dtype, log1);
     const eLog2 = u + approxError(dtype, log2);
-    const eS = Math.abs(ti) * eLog1 + u * Math.abs(term1) + Math.abs(1 - ti) * eLog2 + 2 * u * Math.abs(term2) + u * Math.abs(s);
-    losses.push(loss);
-    bounds.push(Math.abs(wi) * eS + (weight ? u * Math.abs(loss) : 0));
-  }
-  return reduceLosses(p.shape, losses, bounds, a.reduction, dtype);
+    return { loss: -s, bound: Math.abs(ti) * eLog1 + u * Math.abs(term1) + Math.abs(1 - ti) * eLog2 + 2 * u * Math.abs(term2) + u * Math.abs(s) };
+  });
 }
 
 const BINARY_CROSS_ENTROPY: OpInfo = {
@@ -528,16 +545,12 @@ const softplus = (z: number): number => Math.max(z, 0) + Math.log1p(Math.exp(-Ma
  */
 function bceWithLogitsReference(x: NdArray, t: NdArray, w: NdArray | undefined, pw: NdArray | undefined, a: BceArgs, dtype: DTypeName): Expected {
   const u = unitRoundoff(dtype);
-  const weight = w ? broadcastTo(w, x.shape) : undefined;
   const posWeight = pw ? broadcastTo(pw, x.shape) : undefined;
-  const losses: number[] = [];
-  const bounds: number[] = [];
-  for (let i = 0; i < x.data.length; i++) {
+  return weightedLosses(x.shape, w, a.reduction, dtype, (i) => {
     const xi = x.data[i]!;
     const ti = t.data[i]!;
-    const wi = weight ? weight.data[i]! : 1;
     const pwi = posWeight ? posWeight.data[i]! : 1;
-    const loss = wi * (pwi * ti * softplus(-xi) + (1 - ti) * softplus(xi));
+    const loss = pwi * ti * softplus(-xi) + (1 - ti) * softplus(xi);
     // The stable form's steps.
     const e = Math.exp(-Math.abs(xi));
     const l1 = Math.log1p(e);
@@ -549,12 +562,8 @@ function bceWithLogitsReference(x: NdArray, t: NdArray, w: NdArray | undefined, 
     const eTerm2 = Math.abs(lw) * eSp + sp * eLw + (posWeight ? u * Math.abs(term2) : 0);
     const term1 = (1 - ti) * xi;
     const eTerm1 = 2 * u * Math.abs(term1);
-    const unweighted = term1 + term2;
-    const eLoss = eTerm1 + eTerm2 + u * Math.abs(unweighted);
-    losses.push(loss);
-    bounds.push(Math.abs(wi) * eLoss + (weight ? u * Math.abs(loss) : 0));
-  }
-  return reduceLosses(x.shape, losses, bounds, a.reduction, dtype);
+    return { loss, bound: eTerm1 + eTerm2 + u * Math.abs(term1 + term2) };
+  });
 }
 
 const BINARY_CROSS_ENTROPY_WITH_LOGITS: OpInfo = {

@@ -7,6 +7,7 @@ import type { DeviceLike } from '../device/device.js';
 import { TensorError } from '../errors/errors.js';
 import { Tensor, type TensorOrScalar, type ToOptions } from '../tensor/tensor.js';
 import * as xfer from '../tensor/transfer.js';
+import { sameShape } from '../tensor/shape.js';
 import type { TensorOps } from '../generated/tensor-methods.js';
 import { runBackward, type BackwardOptions } from '../autograd/engine.js';
 import { isGradEnabled } from '../autograd/grad-mode.js';
@@ -70,11 +71,15 @@ type ImplementedMethod = { [K in Implemented]: (typeof IMPLEMENTED)[K] extends {
 type Bound<F> = F extends (...args: infer P) => infer R ? (this: Tensor, ...args: P) => R : never;
 
 /**
- * The value an in-place op reads. When autograd records it, that is a copy: the op's backward may
- * need the old value, which the in-place write is about to overwrite.
+ * An in-place arithmetic op: the destination is checked for internal overlap before anything is
+ * computed, then `compute` runs on the value to read and its result is written back. When autograd
+ * records the op, the value read is a copy: its backward may need the old value, which the write
+ * is about to overwrite.
  */
-function inPlaceSource(x: Tensor): Tensor {
-  return x._gradFn !== null && isGradEnabled() ? views.contiguousCopy(x) : x;
+function inPlace(x: Tensor, op: string, compute: (source: Tensor) => Tensor): void {
+  xfer.checkInternalOverlap(x, op);
+  const source = x._gradFn !== null && isGradEnabled() ? views.contiguousCopy(x) : x;
+  xfer.assign(x, compute(source), op);
 }
 
 const IMPLEMENTATIONS: { readonly [K in ImplementedMethod]: Bound<TensorOps[K]> } = {
@@ -100,11 +105,11 @@ const IMPLEMENTATIONS: { readonly [K in ImplementedMethod]: Bound<TensorOps[K]> 
   copy_(src) { xfer.copyInto(this, src); return this; },
   fill_(value) { xfer.fill(this, value); return this; },
   zero_() { xfer.fill(this, 0); return this; },
-  add_(other, alpha) { xfer.checkInternalOverlap(this, 'add_'); xfer.assign(this, ew.add(inPlaceSource(this), other, alpha), 'add_'); return this; },
-  sub_(other, alpha) { xfer.checkInternalOverlap(this, 'sub_'); xfer.assign(this, ew.sub(inPlaceSource(this), other, alpha), 'sub_'); return this; },
-  mul_(other) { xfer.checkInternalOverlap(this, 'mul_'); xfer.assign(this, ew.binary('mul', inPlaceSource(this), other), 'mul_'); return this; },
-  div_(other) { xfer.checkInternalOverlap(this, 'div_'); xfer.assign(this, ew.binary('div', inPlaceSource(this), other), 'div_'); return this; },
-  clamp_(min, max) { xfer.checkInternalOverlap(this, 'clamp_'); xfer.assign(this, ew.clamp(inPlaceSource(this), min, max), 'clamp_'); return this; },
+  add_(other, alpha) { inPlace(this, 'add_', (x) => ew.add(x, other, alpha)); return this; },
+  sub_(other, alpha) { inPlace(this, 'sub_', (x) => ew.sub(x, other, alpha)); return this; },
+  mul_(other) { inPlace(this, 'mul_', (x) => ew.binary('mul', x, other)); return this; },
+  div_(other) { inPlace(this, 'div_', (x) => ew.binary('div', x, other)); return this; },
+  clamp_(min, max) { inPlace(this, 'clamp_', (x) => ew.clamp(x, min, max)); return this; },
   sum(dim, keepdim = false, options) { return red.sum(this, dim, keepdim, options?.dtype); },
   mean(dim, keepdim = false, options) { return red.mean(this, dim, keepdim, options?.dtype); },
   prod(dim, keepdim = false, options) { return red.prod(this, dim, keepdim, options?.dtype); },
@@ -154,7 +159,7 @@ const API: { readonly [K in Exclude<keyof TensorApi, 'T'>]: Bound<TensorApi[K]> 
         throw new TensorError(`grad can be implicitly created only for scalar outputs, and this tensor has shape [${this.shape.join(', ')}]: pass backward(gradient)`);
       }
       g = xfer.onesOf(this);
-    } else if (g.shape.length !== this.shape.length || g.shape.some((d, i) => d !== this.shape[i])) {
+    } else if (!sameShape(g.shape, this.shape)) {
       throw new TensorError(`backward(): gradient has shape [${g.shape.join(', ')}] but the tensor has shape [${this.shape.join(', ')}]`);
     }
     runBackward(this, g, options);

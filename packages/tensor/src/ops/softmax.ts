@@ -1,7 +1,7 @@
 // softmax and logSoftmax: a fused kernel when the backend has one, else the decomposition
 // exp(x − max) / Σ exp(x − max), computed in f32 for half types and rounded once.
 import { inheritSite } from '../tensor/site.js';
-import { fusedKernelsEnabled } from '../dispatch/fused.js';
+import { fusedKernel } from '../dispatch/fused.js';
 import { float32, float64, type DType } from '../dtype/dtype.js';
 import { DTypeError } from '../errors/errors.js';
 import { allocate, backendOf, ref, requireCompute } from '../dispatch/run.js';
@@ -21,11 +21,11 @@ function run(op: 'softmax' | 'logSoftmax', x: Tensor, dim: number): Tensor {
   const backend = backendOf(x.device);
   requireCompute(backend, x.dtype, op);
   if (x.numel() === 0) return allocate(x.shape, x.dtype, x.device);
-  const fused = fusedKernelsEnabled() ? backend.fused?.[op] : undefined;
+  const fused = fusedKernel(backend, op);
   if (fused) {
     const out = allocate(x.shape, x.dtype, x.device);
     const axis = x.ndim === 0 ? null : d;
-    fused.call(backend.fused, ref(x), x.ndim === 0 ? 0 : d, ref(out));
+    fused(ref(x), x.ndim === 0 ? 0 : d, ref(out));
     // softmax: dx = y·(g − Σ g·y); logSoftmax: dx = g − exp(y)·Σ g.
     return record(`${op}Backward`, out, [x], (g) => [op === 'softmax'
       ? binary('mul', out, binary('sub', g, sum(binary('mul', g, out), axis, true)))

@@ -1,6 +1,7 @@
 // View ops: new shape/strides/offset over the same storage; only contiguousCopy touches data.
 import { ShapeError } from '../errors/errors.js';
 import { bfloat16, float16, float32, type DType } from '../dtype/dtype.js';
+import { cast } from './elementwise.js';
 import { allocate, backendOf, ref } from '../dispatch/run.js';
 import { Tensor } from '../tensor/tensor.js';
 import { broadcastStrides, checkShape, inferShape, normalizeDim, numelOf, viewStrides } from '../tensor/shape.js';
@@ -222,8 +223,7 @@ function stridedSum(g: Tensor, xShape: readonly number[], n: number, shape: read
   const gx = allocate(xShape, acc, g.device);
   if (n > 0) kernels.fill(ref(gx), 0);
   if (n === 0 || numelOf(shape) === 0) return half ? roundedInto(gx, g.dtype) : gx;
-  const src = half ? allocate(g.shape, float32, g.device) : g;
-  if (half) kernels.cast(ref(g), ref(src));
+  const src = cast(g, acc);
   // Loop over the smallest dims until what remains cannot hit an element twice.
   const loop: number[] = [];
   const rest = shape.map((_, i) => i);
@@ -260,8 +260,7 @@ function stridedSum(g: Tensor, xShape: readonly number[], n: number, shape: read
 
 /** `acc` rounded once into `dtype`; the float32 accumulator is freed. */
 function roundedInto(acc: Tensor, dtype: DType): Tensor {
-  const out = allocate(acc.shape, dtype, acc.device);
-  if (out.numel() > 0) backendOf(acc.device).kernels.cast(ref(acc), ref(out));
+  const out = cast(acc, dtype);
   acc.dispose();
   return out;
 }
