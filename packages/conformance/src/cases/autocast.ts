@@ -11,7 +11,7 @@
 // without float16/bfloat16 compute gets capability skips and the AC-3 refusal checks instead.
 import {
   autocast, autocastOp, autocastPolicy, BINARY_OPS, cpu, device, DTYPES, DTypeError, float16, float32, getAutocastDtype,
-  isAutocastEnabled, isAvailable, listBackends, registerAutocastPolicy, TensorError, UNARY_OPS, type OpName,
+  isAutocastEnabled, isAvailable, listBackends, OP_TABLE, registerAutocastPolicy, TensorError, UNARY_OPS, type OpName,
   type AutocastPolicyTable, type Device, type DType, type DTypeName, type Tensor,
 } from '@core/tensor';
 import { expectEqual, expectTensor, expectThrows, expectTrue, type Expected } from '../check.js';
@@ -30,12 +30,11 @@ type Half = 'float16' | 'bfloat16';
 type Policy = 'lowerPrecision' | 'fp32' | 'fp32FirstArg' | 'promote' | 'banned' | 'unlisted';
 
 /**
- * The op names core's dispatch hands to `autocastOp` (its autocast sites): every unary and binary
- * elementwise primitive, the matrix products, softmax/logSoftmax, sum/prod, cat/stack, scatterAdd.
- * A table entry naming anything else (conv2d, layerNorm…) has no core op to test here.
+ * The ops the cases check: every elementwise primitive (listed or not, AC-7) and every op the op
+ * table gives an autocast class, whether core or @core/nn implements it (those with an OpInfo).
  */
 const CORE_SITES: ReadonlySet<OpName> = new Set<OpName>([
-  ...UNARY_OPS, ...BINARY_OPS, 'matmul', 'mm', 'bmm', 'softmax', 'logSoftmax', 'sum', 'prod', 'cat', 'stack', 'scatterAdd', 'logsumexp',
+  ...UNARY_OPS, ...BINARY_OPS, ...(Object.keys(OP_TABLE) as OpName[]).filter((op) => OP_TABLE[op].autocast !== undefined),
 ]);
 
 /**
@@ -262,6 +261,27 @@ export function autocastCases(env: Env): Case[] {
           return expectTensor(y, info.reference(roundedValues(first.inputs, d), first.args ?? {}, d), { label: `${op}(${d}, float32) in a ${d} region`, cls: info.tolerance, device: dev });
         }, skip);
       }
+    }
+  }
+
+  // ---- AC-8: a product with a bias rounds once ----
+  // PyTorch's linear and convolutions add the bias to the GEMM's f32 accumulator and round once.
+  // The inputs are dyadic (m·2⁻⁶ and m·2⁻¹²) so that every f32 sum is exact: the expected value is
+  // the exact result rounded once to d, compared bit for bit. Rounding the product before adding
+  // the bias (a double rounding) is off by an ulp in a large share of the elements.
+  const ROUND_ONCE: Partial<Record<OpName, readonly number[][]>> = { linear: [[5, 8], [6, 8], [6]], conv2d: [[2, 3, 5, 5], [4, 3, 3, 3], [4]] };
+  for (const [op, shapes] of Object.entries(ROUND_ONCE) as [OpName, number[][]][]) {
+    const info = INFOS.get(op);
+    if (!info || !lowerOps.includes(op)) continue;
+    for (const d of halves) {
+      add(`AC-8/${op}/${d}/bias-rounds-once`, op, d, async () => {
+        const rng = new Rng(`autocast/round-once/${op}/${d}`);
+        const dyadic = (shape: number[], bits: number, scale: number) => nd(shape, () => Math.round(rng.uniform(-1, 1) * 2 ** bits) * scale);
+        const values = [dyadic(shapes[0]!, 6, 2 ** -6), dyadic(shapes[1]!, 6, 2 ** -6), dyadic(shapes[2]!, 8, 2 ** -12)];
+        const y = inRegion(d, () => info.call(values.map((v) => toDevice(v, 'float32', dev)), {}, { device: dev, dtype: d }));
+        const exact = info.reference(values, {}, 'float64');
+        return expectTensor(y, { value: map(exact.value, (v) => roundTo(d, v)), dtype: d }, { label: `${op} with a bias in a ${d} region (the f32 accumulator plus the bias, rounded once to ${d})`, cls: 'exact', device: dev });
+      }, regionSkip(d));
     }
   }
 

@@ -4,7 +4,7 @@
 import { pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
 import { checkFloating, checkRank, checkTensor, pair, shapeText, type Pair } from '../internal/args.js';
 import { checkSameDevice } from '@core/tensor';
-import { checkSameDType } from './linear.js';
+import { checkSameDType, isHalf } from './linear.js';
 import { checkOutputSize, convOutputSize, slidingWindows } from './windows.js';
 import { autocastOp } from '@core/tensor';
 
@@ -70,14 +70,19 @@ function conv2dImpl(input: Tensor, weight: Tensor, bias?: Tensor | null, options
     throw new ShapeError(`conv2d(): bias must have shape [${O}] (one per output channel), got ${shapeText(bias.shape)}`, 'conv2d');
   }
   const [top, bottom, left, right] = paddingOf(options.padding ?? 0, [kh, kw], stride, dilation);
-  const xp = top + bottom + left + right > 0 ? pad(x, [left, right, top, bottom]) : x;
+  // Half types run in f32 and round once at the end, as PyTorch's convolutions accumulate in f32
+  // (bias included) and store once; the backward pass then also sums overlapping windows in f32.
+  const half = isHalf(x.dtype) && (bias == null || bias.dtype === x.dtype);
+  const x32 = half ? x.float() : x;
+  const xp = top + bottom + left + right > 0 ? pad(x32, [left, right, top, bottom]) : x32;
   const [Hp, Wp] = [H + top + bottom, W + left + right];
   const out: [number, number] = [convOutputSize(Hp, kh, stride[0], dilation[0]), convOutputSize(Wp, kw, stride[1], dilation[1])];
   checkOutputSize('conv2d', [H, W], out, O);
   const K = Cg * kh * kw;
   const cols = slidingWindows(xp, { kernel: [kh, kw], stride, dilation, out }, 'kernel-first').reshape([N, groups, K, out[0] * out[1]]);
   // [groups, O/g, K] @ [N, groups, K, L] → [N, groups, O/g, L]: one matmul per (sample, group).
-  let y = weight.reshape([groups, O / groups, K]).matmul(cols).reshape([N, O, out[0], out[1]]);
-  if (bias != null) y = y.add(bias.reshape([1, O, 1, 1]));
+  let y = (half ? weight.float() : weight).reshape([groups, O / groups, K]).matmul(cols).reshape([N, O, out[0], out[1]]);
+  if (bias != null) y = y.add((half ? bias.float() : bias).reshape([1, O, 1, 1]));
+  if (half) y = y.to(x.dtype);
   return input.ndim === 4 ? y : y.squeeze(0);
 }

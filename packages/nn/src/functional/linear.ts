@@ -1,5 +1,5 @@
 // F.linear: y = x·Wᵀ + b over the last dim of x.
-import { DTypeError, ShapeError, type Tensor } from '@core/tensor';
+import { bfloat16, DTypeError, float16, ShapeError, type DType, type Tensor } from '@core/tensor';
 import { checkTensor, shapeText } from '../internal/args.js';
 import { checkSameDevice } from '@core/tensor';
 import { autocastOp } from '@core/tensor';
@@ -38,6 +38,16 @@ function linearImpl(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor
       'linear',
     );
   }
+  if (bias != null && bias.dtype === input.dtype && isHalf(input.dtype)) {
+    // PyTorch's addmm adds the bias to the GEMM's f32 accumulator and rounds once. Widening is exact
+    // and a product of two halves is exact in f32, so the f32 path rounds exactly where PyTorch does.
+    return input.float().matmul(weight.float().t()).add(bias.float()).to(input.dtype);
+  }
   const out = input.matmul(weight.t());
   return bias != null ? out.add(bias) : out;
+}
+
+/** float16 or bfloat16: the types whose GEMMs accumulate in float32 and round once on store. */
+export function isHalf(dtype: DType): boolean {
+  return dtype === float16 || dtype === bfloat16;
 }
