@@ -7,6 +7,7 @@ export function packageTests(include = ['test/**/*.test.ts'], exclude: string[] 
     test: {
       include,
       exclude: ['**/node_modules/**', ...exclude],
+      setupFiles: process.env.CORE_TEST_BLOCKING ? [new URL('./vitest.blocking.ts', import.meta.url).pathname] : [],
       testTimeout: 120_000,
       hookTimeout: 120_000,
       // Memory tests call gc() so that live-byte counts measure leaks, not garbage-collector lag.

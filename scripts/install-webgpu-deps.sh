@@ -4,6 +4,7 @@
 # nothing when the lavapipe ICD from backports is already installed. Needs root (CI runs as root).
 # Prints the ICD path on its last line, so a caller may do:
 #   export VK_ICD_FILENAMES="$(scripts/install-webgpu-deps.sh | tail -n1)"
+# With --check it installs nothing: exit 0 when lavapipe from backports is there, else 1.
 set -euo pipefail
 
 find_icd() {
@@ -21,6 +22,7 @@ if [[ -n "$(find_icd)" ]] && mesa_is_backport; then
   find_icd
   exit 0
 fi
+if [[ "${1:-}" == --check ]]; then exit 1; fi
 
 SUDO=""
 if [[ "$(id -u)" != 0 ]]; then SUDO="sudo"; fi

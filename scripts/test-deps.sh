@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The system packages the test suite needs, checked before every `pnpm test`:
+#   chromium             the browser tests (WebGPU in headless Chromium, through playwright-core)
+#   clang-19, wasm-ld-19 the check that the shipped wasm kernels are what wasm/kernels.c compiles to
+#   lavapipe (Mesa 25)   WebGPU in Node on a software Vulkan driver (scripts/install-webgpu-deps.sh)
+#   cmake, g++           the CUDA addon's build, only where nvcc is installed
+# All present: prints nothing and exits 0. Missing and run as root: installs them with apt-get.
+# Missing otherwise: prints the one command that installs them and exits 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+packages=()
+need() { # need <what> <apt packages...>: record a missing requirement
+  missing+=("$1")
+  shift
+  packages+=("$@")
+}
+
+command -v chromium >/dev/null 2>&1 || need chromium chromium
+{ command -v clang-19 >/dev/null 2>&1 && command -v wasm-ld-19 >/dev/null 2>&1; } || need 'clang-19 and wasm-ld-19' clang-19 lld-19
+if command -v nvcc >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  { command -v cmake >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1; } || need 'cmake and g++ (nvcc is installed, so the CUDA addon is built)' cmake g++
+fi
+lavapipe=1
+bash scripts/install-webgpu-deps.sh --check >/dev/null 2>&1 || { lavapipe=0; missing+=('lavapipe from Mesa 25 (bookworm-backports)'); }
+
+if [[ ${#missing[@]} -eq 0 ]]; then exit 0; fi
+
+if [[ "$(id -u)" != 0 ]]; then
+  {
+    echo "The tests need system packages that are missing here:"
+    printf '  - %s\n' "${missing[@]}"
+    echo "Install them (Debian 12) with this one command, then run the tests again:"
+    echo "  sudo bash scripts/test-deps.sh"
+  } >&2
+  exit 1
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "test-deps: missing ${missing[*]}, and there is no apt-get to install them with (the suite's system packages are Debian 12's)" >&2
+  exit 1
+fi
+echo "test-deps: installing ${missing[*]}" >&2
+if [[ ${#packages[@]} -gt 0 ]]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >/dev/null
+fi
+if [[ $lavapipe -eq 0 ]]; then bash scripts/install-webgpu-deps.sh >/dev/null; fi
