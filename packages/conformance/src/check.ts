@@ -1,7 +1,7 @@
 // Comparing a backend's results with the oracle's, and the failure messages that say exactly where
 // and by how much they differ.
 import type { Device, DTypeName, Tensor } from '@core/tensor';
-import { type NdArray, unravel } from './oracle/ndarray.js';
+import { at, type NdArray, unravel } from './oracle/ndarray.js';
 import { EXACT, toleranceFor, type Tolerance, type ToleranceClass } from './tolerance.js';
 import { fail, type Measure } from './types.js';
 
@@ -25,6 +25,8 @@ export interface CheckSpec {
   readonly tolerance?: Tolerance;
   /** The device the result must live on. */
   readonly device?: Device;
+  /** The op's inputs: a failure shows their values at the first wrong element. */
+  readonly inputs?: readonly NdArray[];
 }
 
 export function fmt(v: number): string {
@@ -81,7 +83,7 @@ export function expectValues(actual: ArrayLike<number>, expected: Expected, spec
         const how = exact || !Number.isFinite(x) || !Number.isFinite(a)
           ? ''
           : ` (|err| ${fmt(Math.abs(a - x))} > allowed ${fmt(allowed)})`;
-        first = `at ${where}: got ${fmt(a)}, expected ${fmt(x)}${how}`;
+        first = `at ${where}: got ${fmt(a)}, expected ${fmt(x)}${how}${inputsAt(spec.inputs, expected.value.shape, i)}`;
       }
     }
   }
@@ -90,6 +92,23 @@ export function expectValues(actual: ArrayLike<number>, expected: Expected, spec
     fail(`${spec.label}: ${bad} of ${e.length} ${expected.dtype} values wrong (${rule}); first ${first}; max abs err ${fmt(maxAbs)}, max rel err ${fmt(maxRel)}`);
   }
   return { maxAbs, maxRel };
+}
+
+/**
+ * The inputs behind output element `flat`: an input that broadcasts to the output's shape shows
+ * its value there (`input0 = 0.5`), a small one all its values, a large one its shape.
+ */
+function inputsAt(inputs: readonly NdArray[] | undefined, shape: readonly number[], flat: number): string {
+  if (!inputs?.length) return '';
+  const idx = unravel(flat, shape);
+  const parts = inputs.map((input, k) => {
+    const lead = shape.length - input.shape.length;
+    const broadcasts = lead >= 0 && input.shape.every((s, d) => s === 1 || s === shape[lead + d]);
+    if (broadcasts) return `input${k} = ${fmt(at(input, input.shape.map((s, d) => (s === 1 ? 0 : idx[lead + d]!))))}`;
+    if (input.data.length <= 8) return `input${k} = [${Array.from(input.data, fmt).join(', ')}] (shape ${shapeText(input.shape)})`;
+    return `input${k} of shape ${shapeText(input.shape)}`;
+  });
+  return ` (from ${parts.join(', ')})`;
 }
 
 /** Run `fn` and require it to throw an instance of `type` whose message contains every fragment. */

@@ -121,6 +121,7 @@ async function main(): Promise<number> {
     ...(args.filter ? { filter: args.filter } : {}),
     expectations,
     strict: args.strict,
+    rerunCommand: (id) => ['core-conformance', '--backend', args.backend, ...(args.device ? ['--device', args.device] : []), '--filter', `'${id}'`].join(' '),
     onResult: (r) => {
       if (args.quiet) return;
       process.stdout.write(MARK[r.status]);

@@ -68,7 +68,7 @@ export function describeConformance(load: BackendLoader, options: DescribeOption
         return;
       }
       it(c.id, async () => {
-        const r = await runCase(c, expectation, options.timeoutMs);
+        const r = await runCase(c, expectation, options.timeoutMs, options.rerunCommand ?? ((id) => `vitest run -t '${id}'`));
         results.push(r);
         if (r.status === 'fail') throw new Error(r.message);
         if (r.status === 'xpass') {

@@ -73,6 +73,7 @@ function forwardCase(env: Env, info: OpInfo, dtype: DTypeName, sample: Sample, v
         cls: info.tolerance,
         tolerance: overrideFor(info, dtype, sample.name),
         device: env.device,
+        inputs: sample.inputs.map((i) => i.value),
       });
     },
   };

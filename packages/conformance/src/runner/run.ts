@@ -17,7 +17,11 @@ export interface RunOptions extends LoadOptions {
   readonly timeoutMs?: number;
   /** Called after every case (progress output). */
   readonly onResult?: (result: CaseResult) => void;
+  /** The command that reruns one case, shown with its failure (default: `--filter '<id>'`). */
+  readonly rerunCommand?: (id: string) => string;
 }
+
+const defaultRerun = (id: string): string => `--filter '${id}'`;
 
 export function expectationIndex(expectations: unknown): Map<string, Expectation> {
   if (expectations === undefined) return new Map();
@@ -51,7 +55,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, id: string): Promise<T>
 }
 
 /** Run one case under its expectation. */
-export async function runCase(c: Case, expectation?: Expectation, timeoutMs = 60_000): Promise<CaseResult> {
+export async function runCase(c: Case, expectation?: Expectation, timeoutMs = 60_000, rerunCommand = defaultRerun): Promise<CaseResult> {
   const base = { id: c.id, category: c.category, op: c.op, dtype: c.dtype };
   if (c.skip !== undefined) return { ...base, status: 'skip', reason: c.skip };
   if (expectation?.status === 'skip') return { ...base, status: 'skip', reason: expectation.reason };
@@ -70,7 +74,8 @@ export async function runCase(c: Case, expectation?: Expectation, timeoutMs = 60
       ? { ...base, status: 'xpass', reason: expectation.reason, message: 'listed as xfail, but passed: remove the expectation', ms, ...errors }
       : { ...base, status: 'xfail', reason: expectation.reason, message: describeError(error), ms };
   }
-  return error === undefined ? { ...base, status: 'pass', ms, ...errors } : { ...base, status: 'fail', message: describeError(error), ms };
+  if (error === undefined) return { ...base, status: 'pass', ms, ...errors };
+  return { ...base, status: 'fail', message: `${describeError(error)}\n  rerun only this case: ${rerunCommand(c.id)}`, ms };
 }
 
 function now(): number {
@@ -99,7 +104,7 @@ export async function runConformance(load: BackendLoader | undefined, options: R
   const { env, cases, expectations } = await prepare(load, options);
   const results: CaseResult[] = [];
   for (const c of cases) {
-    const r = await runCase(c, expectations.get(c.id), options.timeoutMs);
+    const r = await runCase(c, expectations.get(c.id), options.timeoutMs, options.rerunCommand);
     results.push(r);
     options.onResult?.(r);
   }
