@@ -67,7 +67,7 @@ describe('conformance in headless Chromium through navigator.gpu', () => {
       const errors: string[] = [];
       tab.on('pageerror', (e) => errors.push(e.message));
       await tab.goto(page.url);
-      await tab.waitForFunction(() => (window as { __report?: unknown }).__report !== undefined, null, { timeout: 240_000 });
+      await tab.waitForFunction(() => (window as { __report?: unknown }).__report !== undefined, null, { timeout: 540_000 });
       const report = await tab.evaluate(() => (window as unknown as { __report: Record<string, unknown> }).__report);
       expect(report.error, 'the page could not start WebGPU or run the suite (is Chromium\'s WebGPU enabled?)').toBeUndefined();
       console.log(`[chromium] ${String(report.adapter)}, shader-f16: ${String(report.shaderF16)}, ${JSON.stringify(report.counts)}`);
