@@ -17,7 +17,7 @@ window.__report = { ok: report.ok, counts: report.counts, markdown: renderMarkdo
 describe('conformance in a browser page', () => {
   it('bundles with no Node APIs and passes on the cpu backend in headless Chromium', async () => {
     const { result: report, errors, script } = await runEntryInPage<{ ok: boolean; counts: Record<string, number>; markdown: string; failures: string[] }>(
-      ENTRY, '__report', { timeoutMs: 90_000 },
+      ENTRY, '__report', { timeoutMs: 400_000 },
     );
     expect(script).not.toMatch(/from\s*["']node:/);
     expect(errors).toEqual([]);

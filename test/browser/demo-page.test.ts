@@ -89,7 +89,7 @@ describe('examples/browser: training MNIST in a page', () => {
     try {
       await tab.goto(`${site.url}?${query}`);
       await tab.click('#start');
-      await tab.waitForFunction(() => ['done', 'error', 'stopped'].includes((window as unknown as { __demo: Demo }).__demo.state), null, { timeout: 60_000 });
+      await tab.waitForFunction(() => ['done', 'error', 'stopped'].includes((window as unknown as { __demo: Demo }).__demo.state), null, { timeout: 300_000 });
       const demo = await tab.evaluate(() => (window as unknown as { __demo: Demo }).__demo);
       if (screenshot) {
         mkdirSync(ARTIFACTS, { recursive: true });

@@ -43,7 +43,7 @@ export async function servePage(script: string, headers: Record<string, string> 
 export async function runEntryInPage<R>(
   entry: string,
   resultKey: string,
-  { headers = {}, timeoutMs = 60_000 }: { headers?: Record<string, string>; timeoutMs?: number } = {},
+  { headers = {}, timeoutMs = 300_000 }: { headers?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<{ result: R; errors: string[]; script: string }> {
   const { build } = await import('esbuild');
   const bundle = await build({
