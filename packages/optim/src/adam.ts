@@ -1,10 +1,11 @@
 // Adam (OPT-7, OPT-8) and AdamW (OPT-9): one update, with weight decay either added to the
 // gradient (Adam) or applied to the parameter before the moments (AdamW, decoupled).
 import { fusedAdamStep, type Tensor, zerosLike } from '@core/tensor';
-import { nonNegative, unitInterval } from './checks.js';
-import { Optimizer, type ParamWithGrad } from './optimizer.js';
+import { checkAdamFamily, flag } from './checks.js';
+import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
 import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
-import { lerp, roundTo, up } from './opmath.js';
+import { gradWithDecay, lerp, roundTo, runningSquareAverage_, up } from './opmath.js';
+import { count, likeParam, type StateFields } from './state-fields.js';
 
 /** Adam's and AdamW's hyperparameters (PyTorch's, in camelCase). */
 export interface AdamOptions {
@@ -34,6 +35,8 @@ export type AdamState = {
   maxExpAvgSq?: Tensor;
 };
 
+const ADAM_STATE: StateFields = { step: count(), expAvg: likeParam(), expAvgSq: likeParam(), maxExpAvgSq: likeParam(false) };
+
 /** Adam's defaults, PyTorch's. */
 export const ADAM_DEFAULTS: Readonly<AdamOptions> = Object.freeze({
   lr: 1e-3, betas: [0.9, 0.999] as [number, number], eps: 1e-8, weightDecay: 0, amsgrad: false, maximize: false,
@@ -42,9 +45,9 @@ export const ADAM_DEFAULTS: Readonly<AdamOptions> = Object.freeze({
 /**
  * Adam (PyTorch's `torch.optim.Adam`), with L2 weight decay added to the gradient; moments kept per parameter, on its device and in its dtype.
  */
-export class Adam extends Optimizer<AdamOptions, AdamState> {
+export class Adam extends FirstOrderOptimizer<AdamOptions, AdamState> {
   constructor(params: ParamsInput<AdamOptions>, options: Partial<AdamOptions> = {}) {
-    super(params, withDefaults(ADAM_DEFAULTS, options));
+    super(params, withDefaults(ADAM_DEFAULTS, options, 'Adam'));
   }
 
   /** AdamW: weight decay scales the parameter instead of adding to the gradient. */
@@ -53,37 +56,32 @@ export class Adam extends Optimizer<AdamOptions, AdamState> {
   }
 
   protected checkOptions(o: AdamOptions): void {
-    nonNegative(o.lr, `Invalid learning rate: ${o.lr}`);
-    nonNegative(o.eps, `Invalid epsilon value: ${o.eps}`);
-    if (!Array.isArray(o.betas) || o.betas.length !== 2) {
-      throw new TypeError(`betas must be a pair [beta1, beta2], got ${JSON.stringify(o.betas)}`);
-    }
-    unitInterval(o.betas[0], `Invalid beta parameter at index 0: ${o.betas[0]}`);
-    unitInterval(o.betas[1], `Invalid beta parameter at index 1: ${o.betas[1]}`);
-    nonNegative(o.weightDecay, `Invalid weight_decay value: ${o.weightDecay}`);
+    checkAdamFamily(o);
+    flag(o.amsgrad, 'amsgrad');
+    flag(o.maximize, 'maximize');
+  }
+
+  protected stateFields(): StateFields {
+    return ADAM_STATE;
   }
 
   protected updateGroup(group: ParamGroup<AdamOptions>, items: readonly ParamWithGrad[]): void {
     const { lr, betas: [beta1, beta2], eps, weightDecay, amsgrad, maximize } = group;
+    const decoupled = this.decoupledWeightDecay;
     for (const { param, grad } of items) {
       const s = this.stateOf(param, amsgrad);
       s.step += 1;
       const spec = {
-        step: s.step, lr, beta1, beta2, eps, weightDecay, decoupled: this.decoupledWeightDecay, maximize,
+        step: s.step, lr, beta1, beta2, eps, weightDecay, decoupled, maximize,
         stepSize: lr / (1 - beta1 ** s.step), biasCorrection2Sqrt: Math.sqrt(1 - beta2 ** s.step),
       };
       // The backend's fused kernel when it has one (one pass, no temporaries), else the same update
       // op by op below.
       if (fusedAdamStep({ param, grad, expAvg: s.expAvg, expAvgSq: s.expAvgSq, maxExpAvgSq: amsgrad ? s.maxExpAvgSq : undefined }, spec)) continue;
-      let g = up(grad);
-      if (maximize) g = g.neg();
-      if (weightDecay !== 0) {
-        if (this.decoupledWeightDecay) param.copy_(up(param).mul(1 - lr * weightDecay));
-        else g = roundTo(g.add(up(param), weightDecay), grad.dtype);
-      }
+      if (decoupled && weightDecay !== 0) param.copy_(up(param).mul(1 - lr * weightDecay));
+      const g = gradWithDecay(param, grad, decoupled ? 0 : weightDecay, maximize);
       s.expAvg.copy_(lerp(up(s.expAvg), g, 1 - beta1));
-      s.expAvgSq.copy_(up(s.expAvgSq).mul(beta2));
-      s.expAvgSq.copy_(up(s.expAvgSq).add(g.mul(1 - beta2).mul(g)));
+      runningSquareAverage_(s.expAvgSq, g, beta2);
       let v = s.expAvgSq;
       if (amsgrad) {
         const vmax = s.maxExpAvgSq!;
@@ -99,11 +97,7 @@ export class Adam extends Optimizer<AdamOptions, AdamState> {
   }
 
   private stateOf(param: Tensor, amsgrad: boolean): AdamState {
-    let s = this.state.get(param);
-    if (s === undefined) {
-      s = { step: 0, expAvg: zerosLike(param), expAvgSq: zerosLike(param) };
-      this.state.set(param, s);
-    }
+    const s = this.stateFor(param, () => ({ step: 0, expAvg: zerosLike(param), expAvgSq: zerosLike(param) }));
     if (amsgrad && s.maxExpAvgSq === undefined) s.maxExpAvgSq = zerosLike(param);
     return s;
   }
@@ -115,7 +109,7 @@ export const ADAMW_DEFAULTS: Readonly<AdamOptions> = Object.freeze({ ...ADAM_DEF
 /** Adam with decoupled weight decay, default 1e-2: `p *= 1 − lr·wd` before the moments (OPT-9). */
 export class AdamW extends Adam {
   constructor(params: ParamsInput<AdamOptions>, options: Partial<AdamOptions> = {}) {
-    super(params, withDefaults(ADAMW_DEFAULTS, options));
+    super(params, withDefaults(ADAMW_DEFAULTS, options, 'AdamW'));
   }
 
   protected override get decoupledWeightDecay(): boolean {

@@ -21,3 +21,25 @@ export function lerp(a: Tensor, b: Tensor, w: number): Tensor {
   const diff = b.sub(a);
   return Math.abs(w) < 0.5 ? a.add(diff.mul(w)) : b.sub(diff.mul(1 - w));
 }
+
+/**
+ * The gradient as the updates use it, upcast: negated when maximizing, then plus `wd·p` (one
+ * out-of-place op, rounded to the grad's dtype as PyTorch's `grad.add(param, alpha=wd)`) when
+ * wd ≠ 0.
+ */
+export function gradWithDecay(param: Tensor, grad: Tensor, weightDecay: number, maximize: boolean): Tensor {
+  const g = maximize ? up(grad).neg() : up(grad);
+  return weightDecay === 0 ? g : roundTo(g.add(up(param), weightDecay), grad.dtype);
+}
+
+/** PyTorch's `avg.mul_(beta).add_(x, alpha=1 − beta)`: a running average, two ops each rounded into `avg`. */
+export function runningAverage_(avg: Tensor, x: Tensor, beta: number): void {
+  avg.copy_(up(avg).mul(beta));
+  avg.copy_(up(avg).add(x, 1 - beta));
+}
+
+/** PyTorch's `avg.mul_(beta).addcmul_(x, x, value=1 − beta)`: a running average of squares. */
+export function runningSquareAverage_(avg: Tensor, x: Tensor, beta: number): void {
+  avg.copy_(up(avg).mul(beta));
+  avg.copy_(up(avg).add(x.mul(1 - beta).mul(x)));
+}

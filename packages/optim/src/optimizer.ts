@@ -1,11 +1,13 @@
-// The optimizer base: parameter groups, per-parameter state, zeroGrad, step's checks, state dicts.
+// The optimizer base (parameter groups, per-parameter state, zeroGrad, state dicts) and the base of
+// the optimizers that update each group from its gradients (step's checks).
 import { DeviceMismatchError, enableGrad, freeingTemporaries, noGrad, ShapeError, Tensor, ValueError, withCreationSite } from '@core/tensor';
 import {
-  copyOption, groupInputs, groupParams, withDefaults, type ParamGroup, type ParamGroupInput, type ParamsInput,
+  copyOption, groupInputs, groupParams, SCHEDULER_GROUP_FIELDS, withDefaults, type ParamGroup, type ParamGroupInput, type ParamsInput,
 } from './param-groups.js';
+import type { StateFields } from './state-fields.js';
 
-/** A value in a parameter's optimizer state. */
-export type StateValue = Tensor | number | boolean | null;
+/** A value in a parameter's optimizer state (LBFGS keeps lists: its history and their weights). */
+export type StateValue = Tensor | number | boolean | null | ReadonlyArray<Tensor | number>;
 /** A parameter's optimizer state, e.g. `{ step, expAvg, expAvgSq }` for Adam. */
 export type ParamState = { [key: string]: StateValue };
 
@@ -29,7 +31,10 @@ export interface ParamWithGrad {
 }
 
 /**
- * The base of every optimizer (PyTorch's `torch.optim.Optimizer`): parameter groups with per-group options, per-parameter state, `zeroGrad`, `step`, and state dicts in PyTorch's layout.
+ * The base of every optimizer (PyTorch's `torch.optim.Optimizer`): parameter groups with
+ * per-group options, per-parameter state, `zeroGrad`, and state dicts in PyTorch's layout.
+ * Subclasses supply `step`; most extend {@link FirstOrderOptimizer}, which needs only the update
+ * of one group.
  */
 export abstract class Optimizer<O extends object, S extends object = ParamState> {
   /** The options groups get unless they override them. */
@@ -48,8 +53,14 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
   /** Throw a ValueError for options the algorithm can't run with (PyTorch's messages). */
   protected abstract checkOptions(options: O): void;
 
-  /** Update one group's parameters in place. Runs under noGrad; `items` are already checked. */
-  protected abstract updateGroup(group: ParamGroup<O>, items: readonly ParamWithGrad[]): void;
+  /** The keys of a parameter's state and how `loadStateDict` checks each. */
+  protected abstract stateFields(): StateFields;
+
+  /**
+   * One optimization step. A closure, if given, re-evaluates the model and returns the loss;
+   * it runs with grad enabled.
+   */
+  abstract step(closure?: () => unknown): unknown;
 
   /** Add a group; options it leaves out come from the optimizer's defaults. */
   addParamGroup(group: ParamGroupInput<O>): void {
@@ -57,7 +68,7 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
     const taken = new Set(this.paramGroups.flatMap((g) => g.params));
     if (params.some((p) => taken.has(p))) throw new ValueError('some parameters appear in more than one parameter group');
     const { params: _given, ...overrides } = group;
-    const full: ParamGroup<O> = { ...withDefaults(this.defaults as O, overrides as Partial<O>), params };
+    const full: ParamGroup<O> = { ...withDefaults(this.defaults as O, overrides as Partial<O>, `${this.constructor.name}.addParamGroup`, SCHEDULER_GROUP_FIELDS), params };
     this.checkOptions(full);
     this.paramGroups.push(full);
   }
@@ -80,27 +91,32 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
     }
   }
 
-  /**
-   * One optimization step over every parameter with a gradient (OPT-3: the others are skipped).
-   * A closure, if given, is called first with grad enabled (it re-evaluates the loss) and its
-   * result is returned. All gradients are checked before any parameter changes.
-   */
-  step(): undefined;
-  step<L>(closure: () => L): L;
-  step<L>(closure?: () => L): L | undefined {
-    const loss = closure === undefined ? undefined : enableGrad(closure);
-    const work = this.paramGroups.map((group, g) => ({ group, items: this.paramsWithGrad(group, g) }));
-    // Every tensor the update creates (optimizer state, temporaries) is created at the user's step() call: one capture.
-    // The temporaries are freed when the update returns; only the state it keeps stays.
-    let held: Set<Tensor> | undefined;
-    withCreationSite(() => noGrad(() => freeingTemporaries(() => {
-      for (const { group, items } of work) this.updateGroup(group, items);
-    }, (t) => (held ??= this.heldTensors()).has(t))));
-    return loss;
+  /** The state of `param`, made by `init` when it has none yet. */
+  protected stateFor(param: Tensor, init: () => S): S {
+    let s = this.state.get(param);
+    if (s === undefined) {
+      s = init();
+      this.state.set(param, s);
+    }
+    return s;
   }
 
-  /** The parameters, their gradients and the tensors of the optimizer state. */
-  private heldTensors(): Set<Tensor> {
+  /**
+   * Runs update math: under noGrad, with every tensor it creates attributed to the user's call
+   * (one creation-site capture), and freed when it returns unless the parameters, their grads,
+   * the optimizer state or `fn`'s result hold it.
+   */
+  protected compute<T>(fn: () => T): T {
+    let result: T | undefined;
+    let held: Set<Tensor> | undefined;
+    return withCreationSite(() => noGrad(() => freeingTemporaries(
+      () => (result = fn()),
+      (t) => (held ??= this.heldTensors(result)).has(t),
+    )));
+  }
+
+  /** The parameters, their gradients, the tensors of the optimizer state and those in `extra`. */
+  private heldTensors(extra: unknown): Set<Tensor> {
     const held = new Set<Tensor>();
     for (const group of this.paramGroups) {
       for (const p of group.params) {
@@ -108,13 +124,16 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
         if (p.grad) held.add(p.grad);
       }
     }
-    for (const s of this.state.values()) {
-      for (const v of Object.values(s)) if (v instanceof Tensor) held.add(v);
-    }
+    for (const s of this.state.values()) collectTensors(Object.values(s), held);
+    collectTensors(extra, held);
     return held;
   }
 
-  private paramsWithGrad(group: ParamGroup<O>, g: number): ParamWithGrad[] {
+  /**
+   * The parameters of group `g` that have a gradient, each gradient checked: on its parameter's
+   * device (DeviceMismatchError) and of its shape (ShapeError), naming the parameter.
+   */
+  protected paramsWithGrad(group: ParamGroup<O>, g: number): ParamWithGrad[] {
     const items: ParamWithGrad[] = [];
     group.params.forEach((param, i) => {
       const grad = param.grad;
@@ -161,7 +180,10 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
   /**
    * Restore a state dict from an optimizer over parameters of the same shapes, in the same groups.
    * Group options come from the dict. State tensors are copied onto each parameter's device, and
-   * floating ones cast to its dtype, as PyTorch does; step counters are kept as they are.
+   * floating ones cast to its dtype, as PyTorch does; a `step` saved as a one-element tensor (as
+   * PyTorch saves it) becomes a number.
+   * Everything is checked first (group options, state keys, types, ranges and shapes): a bad
+   * entry throws an error naming it and leaves the optimizer as it was.
    */
   loadStateDict(sd: OptimizerStateDict<O, S>): void {
     if (sd === null || typeof sd !== 'object' || !Array.isArray(sd.paramGroups) || sd.state === null || typeof sd.state !== 'object') {
@@ -173,7 +195,7 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
         `loaded state dict has a different number of parameter groups (${saved.length}, this optimizer has ${this.paramGroups.length})`,
       );
     }
-    const byIndex = new Map<number, Tensor>();
+    const byIndex = new Map<number, { param: Tensor; group: number }>();
     saved.forEach((group, g) => {
       const params = this.paramGroups[g]!.params;
       if (!Array.isArray(group.params) || group.params.length !== params.length) {
@@ -182,9 +204,8 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
             `(group ${g}: ${Array.isArray(group.params) ? group.params.length : 'no'} params saved, ${params.length} here)`,
         );
       }
-      group.params.forEach((id, i) => byIndex.set(id, params[i]!));
+      group.params.forEach((id, i) => byIndex.set(id, { param: params[i]!, group: g }));
     });
-    // Everything is checked before anything changes: a bad entry leaves the optimizer as it was.
     const groups = saved.map((group, g) => {
       const restored = copyGroupOptions(group) as ParamGroup<O>;
       try {
@@ -198,17 +219,63 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
     });
     const state = new Map<Tensor, S>();
     for (const [key, value] of Object.entries(sd.state)) {
-      const p = byIndex.get(Number(key));
-      if (p === undefined) throw new ValueError(`loaded state dict has state for parameter ${key}, which none of its parameter groups lists`);
+      const owner = byIndex.get(Number(key));
+      if (owner === undefined) throw new ValueError(`loaded state dict has state for parameter ${key}, which none of its parameter groups lists`);
       if (value === null || typeof value !== 'object') throw new TypeError(`loadStateDict(): the state of parameter ${key} must be an object, got ${JSON.stringify(value)}`);
-      checkSavedState(key, p, value);
-      state.set(p, mapState(value, (name, v) => castStateTensor(p, name, v)) as S);
+      this.checkLoadedState(`loadStateDict(): parameter ${key}`, owner.param, value as Record<string, unknown>, groups[owner.group]!);
+      state.set(owner.param, mapState(value, (name, v) => loadStateTensor(owner.param, name, v)) as S);
     }
     this.state.clear();
     for (const [p, s] of state) this.state.set(p, s);
     groups.forEach((group, g) => { this.paramGroups[g] = group; });
   }
+
+  /**
+   * Check one saved per-parameter state against {@link Optimizer.stateFields}: no unknown key,
+   * every required key present, each value of the right type, range and shape. `group` holds the
+   * options being loaded with it. Throws an error that starts with `where` and names the key.
+   */
+  protected checkLoadedState(where: string, param: Tensor, state: Readonly<Record<string, unknown>>, _group: ParamGroup<O>): void {
+    const fields = this.stateFields();
+    const keeps = () => `${this.constructor.name} keeps ${Object.keys(fields).join(', ') || 'no state'}`;
+    for (const name of Object.keys(state)) {
+      if (!Object.hasOwn(fields, name)) throw new ValueError(`${where}: unknown state key '${name}' (${keeps()})`);
+    }
+    for (const [name, field] of Object.entries(fields)) {
+      const value = state[name];
+      if (value !== undefined) field.check(value, param, `${where}: '${name}'`);
+      else if (field.required) throw new ValueError(`${where}: the state has no '${name}' (${keeps()})`);
+    }
+  }
 }
+
+/**
+ * An optimizer whose step updates each parameter from its own gradient and state, group by
+ * group: SGD, Adam and the others here — all but the quasi-Newton LBFGS, which re-evaluates the
+ * model within a step. Subclasses supply the update of one group.
+ */
+export abstract class FirstOrderOptimizer<O extends object, S extends object = ParamState> extends Optimizer<O, S> {
+  /** Update one group's parameters in place. Runs under noGrad; `items` are already checked. */
+  protected abstract updateGroup(group: ParamGroup<O>, items: readonly ParamWithGrad[]): void;
+
+  /**
+   * One optimization step over every parameter with a gradient (OPT-3: the others are skipped).
+   * A closure, if given, is called first with grad enabled (it re-evaluates the loss) and its
+   * result is returned. All gradients are checked before any parameter changes.
+   */
+  step(): undefined;
+  step<L>(closure: () => L): L;
+  step<L>(closure?: () => L): L | undefined {
+    const loss = closure === undefined ? undefined : enableGrad(closure);
+    const work = this.paramGroups.map((group, g) => ({ group, items: this.paramsWithGrad(group, g) }));
+    // The temporaries are freed when the update returns; only the state it keeps stays.
+    this.compute(() => {
+      for (const { group, items } of work) this.updateGroup(group, items);
+    });
+    return loss;
+  }
+}
+
 
 function copyGroupOptions(group: object): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -216,36 +283,31 @@ function copyGroupOptions(group: object): Record<string, unknown> {
   return out;
 }
 
-/** A copy of a state record, with `tensor` applied to its tensors. */
-function mapState(state: object, tensor: (key: string, t: Tensor) => Tensor): Record<string, unknown> {
+/** A copy of a state record, with `tensor` applied to its tensors (also those in lists). */
+function mapState(state: object, tensor: (key: string, t: Tensor) => unknown): Record<string, unknown> {
+  const copy = (key: string, value: unknown): unknown =>
+    value instanceof Tensor ? tensor(key, value) : Array.isArray(value) ? value.map((v) => copy(key, v)) : value;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(state)) out[key] = value instanceof Tensor ? tensor(key, value) : copyOption(value);
+  for (const [key, value] of Object.entries(state)) out[key] = copy(key, value);
   return out;
 }
 
-/** PyTorch's `_process_value_according_to_param_policy`: follow the param's device (and dtype if floating). */
-/**
- * A saved per-parameter state: `step` a non-negative integer (a number or a one-element tensor),
- * every other tensor of its parameter's shape (moments, momentum buffers), so a bad entry fails
- * here instead of turning the parameters NaN or failing at the next step.
- */
-function checkSavedState(key: string, param: Tensor, state: object): void {
-  for (const [name, v] of Object.entries(state)) {
-    if (name === 'step') {
-      const step = v instanceof Tensor ? (v.numel() === 1 && v.device.type === 'cpu' ? Number(v.dataSync()[0]) : 0) : v;
-      if (typeof step !== 'number' || !Number.isSafeInteger(step) || step < 0) {
-        throw new ValueError(`loadStateDict(): parameter ${key}: step must be a non-negative integer, got ${v instanceof Tensor ? `a tensor of shape [${v.shape.join(', ')}]` : JSON.stringify(v)}`);
-      }
-    } else if (v instanceof Tensor) {
-      if (v.shape.length !== param.shape.length || v.shape.some((d, i) => d !== param.shape[i])) {
-        throw new ShapeError(`loadStateDict(): parameter ${key}: '${name}' has shape [${v.shape.join(', ')}], but the parameter has shape [${param.shape.join(', ')}]`, 'loadStateDict');
-      }
-    }
+/** Add every tensor in `value` (a tensor, or arrays and plain objects holding tensors) to `into`. */
+function collectTensors(value: unknown, into: Set<Tensor>): void {
+  if (value instanceof Tensor) into.add(value);
+  else if (Array.isArray(value)) for (const v of value) collectTensors(v, into);
+  else if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    for (const v of Object.values(value)) collectTensors(v, into);
   }
 }
 
-function castStateTensor(param: Tensor, key: string, value: Tensor): Tensor {
-  if (key === 'step') return value.to({ device: value.device, copy: true });
+/**
+ * A loaded state tensor: PyTorch's `_process_value_according_to_param_policy` (follow the param's
+ * device, and its dtype if floating), except `step`, which PyTorch saves as a one-element tensor
+ * and the optimizers here count in a number.
+ */
+function loadStateTensor(param: Tensor, key: string, value: Tensor): Tensor | number {
+  if (key === 'step') return Number(value.dataSync()[0]);
   const dtype = param.dtype.isFloatingPoint ? param.dtype : value.dtype;
   return value.to({ device: param.device, dtype, copy: true });
 }

@@ -1,21 +1,35 @@
 // Turning the `params` argument of an optimizer into parameter groups, PyTorch style: a list of
 // tensors is one group; a list of `{ params, ...overrides }` objects is one group each.
 import { Tensor, ValueError } from '@core/tensor';
+import { checkOptionNames } from './checks.js';
+
+/** The fields LR schedulers keep in a parameter group (PyTorch's `initial_lr`, `max_lr`, …). */
+export interface SchedulerGroupFields {
+  /** The lr the schedule started from (PyTorch's `initial_lr`), recorded by the first scheduler. */
+  initialLr?: number;
+  /** OneCycleLR: the peak lr. */
+  maxLr?: number;
+  /** OneCycleLR: the final lr. */
+  minLr?: number;
+  /** OneCycleLR: the momentum (or beta1) at the start and end of the cycle. */
+  maxMomentum?: number;
+  /** OneCycleLR: the momentum (or beta1) at the peak lr. */
+  baseMomentum?: number;
+}
+
+/** The names of {@link SchedulerGroupFields}: a group may carry them besides the optimizer's options. */
+export const SCHEDULER_GROUP_FIELDS: readonly string[] = ['initialLr', 'maxLr', 'minLr', 'maxMomentum', 'baseMomentum'];
 
 /** A parameter group as the optimizer holds it: its tensors, its options, and scheduler fields. */
-export type ParamGroup<O extends object> = O & {
+export type ParamGroup<O extends object> = O & SchedulerGroupFields & {
   /** The group's parameters. */
   params: Tensor[];
-  /** Set by LR schedulers: the lr the schedule started from (PyTorch's `initial_lr`). */
-  initialLr?: number;
 };
 
-/** A group as a user passes it: tensors plus any options that override the optimizer's defaults. */
-export type ParamGroupInput<O extends object> = Partial<O> & {
+/** A group as a user passes it: tensors plus any options that override the optimizer's defaults (and scheduler fields, when resuming a schedule). */
+export type ParamGroupInput<O extends object> = Partial<O> & SchedulerGroupFields & {
   /** The group's parameters: an iterable of tensors, or one tensor. */
   params: Iterable<Tensor> | Tensor;
-  /** The lr a schedule starts from, when resuming one (PyTorch's `initial_lr`). */
-  initialLr?: number;
 };
 
 /** What an optimizer's constructor takes: tensors, or group objects. */
@@ -67,8 +81,13 @@ export function copyOption<V>(value: V): V {
   return (Array.isArray(value) ? value.slice() : value) as V;
 }
 
-/** `defaults` with every option the user gave (an explicit `undefined` keeps the default). */
-export function withDefaults<O extends object>(defaults: O, options: Partial<O>): O {
+/**
+ * `defaults` with every option the user gave (an explicit `undefined` keeps the default). A name
+ * that is neither an option nor one of `alsoAllowed` is a TypeError naming it and `owner` (as
+ * Python's "unexpected keyword argument").
+ */
+export function withDefaults<O extends object>(defaults: O, options: Partial<O>, owner: string, alsoAllowed: readonly string[] = []): O {
+  checkOptionNames(owner, options, [...Object.keys(defaults), ...alsoAllowed]);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(defaults)) out[key] = copyOption(value);
   for (const [key, value] of Object.entries(options)) if (value !== undefined) out[key] = copyOption(value);

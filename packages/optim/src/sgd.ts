@@ -1,9 +1,10 @@
 // Stochastic gradient descent with momentum, dampening, Nesterov and weight decay (OPT-4, OPT-5).
 import { type Tensor, ValueError } from '@core/tensor';
-import { nonNegative } from './checks.js';
-import { Optimizer, type ParamWithGrad } from './optimizer.js';
+import { flag, nonNegative } from './checks.js';
+import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
 import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
-import { roundTo, up } from './opmath.js';
+import { gradWithDecay, roundTo, up } from './opmath.js';
+import { likeParam, type StateFields } from './state-fields.js';
 
 /** SGD's hyperparameters (PyTorch's, in camelCase). */
 export interface SGDOptions {
@@ -27,6 +28,8 @@ export type SGDState = {
   momentumBuffer?: Tensor;
 };
 
+const SGD_STATE: StateFields = { momentumBuffer: likeParam(false) };
+
 /** SGD's defaults, PyTorch's. */
 export const SGD_DEFAULTS: Readonly<SGDOptions> = Object.freeze({
   lr: 1e-3, momentum: 0, dampening: 0, weightDecay: 0, nesterov: false, maximize: false,
@@ -35,26 +38,30 @@ export const SGD_DEFAULTS: Readonly<SGDOptions> = Object.freeze({
 /**
  * Stochastic gradient descent with optional momentum, dampening, Nesterov momentum and weight decay (PyTorch's `torch.optim.SGD`).
  */
-export class SGD extends Optimizer<SGDOptions, SGDState> {
+export class SGD extends FirstOrderOptimizer<SGDOptions, SGDState> {
   constructor(params: ParamsInput<SGDOptions>, options: Partial<SGDOptions> = {}) {
-    super(params, withDefaults(SGD_DEFAULTS, options));
+    super(params, withDefaults(SGD_DEFAULTS, options, 'SGD'));
   }
 
   protected checkOptions(o: SGDOptions): void {
     nonNegative(o.lr, `Invalid learning rate: ${o.lr}`);
     nonNegative(o.momentum, `Invalid momentum value: ${o.momentum}`);
     nonNegative(o.weightDecay, `Invalid weight_decay value: ${o.weightDecay}`);
+    flag(o.nesterov, 'nesterov');
+    flag(o.maximize, 'maximize');
     if (o.nesterov && (o.momentum <= 0 || o.dampening !== 0)) {
       throw new ValueError('Nesterov momentum requires a momentum and zero dampening');
     }
   }
 
+  protected stateFields(): StateFields {
+    return SGD_STATE;
+  }
+
   protected updateGroup(group: ParamGroup<SGDOptions>, items: readonly ParamWithGrad[]): void {
     const { lr, momentum, dampening, weightDecay, nesterov, maximize } = group;
     for (const { param, grad } of items) {
-      let g = up(grad);
-      if (maximize) g = g.neg();
-      if (weightDecay !== 0) g = roundTo(g.add(up(param), weightDecay), grad.dtype);
+      let g = gradWithDecay(param, grad, weightDecay, maximize);
       if (momentum !== 0) {
         let buf = this.state.get(param)?.momentumBuffer;
         if (buf === undefined) {

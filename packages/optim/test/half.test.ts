@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bfloat16, float16, manualSeed, randn, type DType, type Tensor } from '@core/tensor';
-import { Adam, AdamW, SGD } from '../src/index.js';
+import { Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, RAdam, RMSprop, SGD } from '../src/index.js';
 import { expectClose, param, setGrad, values } from './helpers.js';
 
 type Make = (p: Tensor[]) => { step(): unknown; state: Map<Tensor, object> };
@@ -9,6 +9,12 @@ const OPTIMIZERS: Array<[string, Make]> = [
   ['SGD momentum + nesterov + wd', (ps) => new SGD(ps, { lr: 0.05, momentum: 0.9, nesterov: true, weightDecay: 1e-2 })],
   ['Adam amsgrad + wd', (ps) => new Adam(ps, { lr: 0.01, amsgrad: true, weightDecay: 1e-2 })],
   ['AdamW', (ps) => new AdamW(ps, { lr: 0.01 })],
+  ['RMSprop centered + momentum + wd', (ps) => new RMSprop(ps, { lr: 0.01, momentum: 0.9, centered: true, weightDecay: 1e-2 })],
+  ['Adagrad', (ps) => new Adagrad(ps, { lr: 0.05, lrDecay: 0.01 })],
+  ['Adadelta', (ps) => new Adadelta(ps, { weightDecay: 1e-2 })],
+  ['Adamax', (ps) => new Adamax(ps, { lr: 0.01 })],
+  ['NAdam', (ps) => new NAdam(ps, { lr: 0.01 })],
+  ['RAdam', (ps) => new RAdam(ps, { lr: 0.01 })],
 ];
 
 const TOLERANCE: Array<[DType, number]> = [[float16, 2e-2], [bfloat16, 1e-1]];

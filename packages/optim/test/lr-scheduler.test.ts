@@ -120,7 +120,7 @@ describe('CosineAnnealingLR', () => {
   });
 
   it('rejects tMax ≤ 0', () => {
-    expectThrowsExactly(() => new CosineAnnealingLR(sgd(0.1), { tMax: 0 }), ValueError, 'CosineAnnealingLR: tMax must be a positive number, got 0');
+    expectThrowsExactly(() => new CosineAnnealingLR(sgd(0.1), { tMax: 0 }), ValueError, 'CosineAnnealingLR: tMax must be a positive finite number, got 0');
   });
 });
 
@@ -151,10 +151,14 @@ describe('scheduler state dicts', () => {
     const a = new CosineAnnealingLR(opt, { tMax: 5, etaMin: 0.01 });
     a.step();
     const sd = a.stateDict();
+    const optSd = opt.stateDict();
     expect(sd).toMatchObject({ tMax: 5, etaMin: 0.01, lastEpoch: 1, baseLrs: [0.1] });
     a.step();
     expect(sd.lastEpoch).toBe(1);
-    const b = new CosineAnnealingLR(new AdamW([param([1])], { lr: 0.1 }), { tMax: 1 });
+    // The chainable form continues from the group's lr, which comes with the optimizer's state dict.
+    const optB = new AdamW([param([1])], { lr: 0.1 });
+    const b = new CosineAnnealingLR(optB, { tMax: 1 });
+    optB.loadStateDict(optSd);
     b.loadStateDict(sd);
     expect([b.tMax, b.etaMin, b.lastEpoch]).toEqual([5, 0.01, 1]);
     b.step();

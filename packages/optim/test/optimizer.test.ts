@@ -3,7 +3,9 @@ import {
   DeviceMismatchError, float16, float32, float64, isGradEnabled, memoryStats, noGrad, randn, setFusedKernelsEnabled, ShapeError, tensor, ValueError, zeros,
   type MemoryStats, type Tensor,
 } from '@core/tensor';
-import { Adam, AdamW, Optimizer, SGD, type ParamGroup, type ParamWithGrad } from '../src/index.js';
+import {
+  Adadelta, Adagrad, Adam, Adamax, AdamW, FirstOrderOptimizer, NAdam, RAdam, RMSprop, SGD, type ParamGroup, type ParamWithGrad, type StateFields,
+} from '../src/index.js';
 import { FAKE } from './fake-device.js';
 import { expectClose, expectThrowsExactly, param, setGrad, values } from './helpers.js';
 
@@ -154,9 +156,10 @@ describe('step() and missing grads (OPT-3)', () => {
 
   it('updates run under noGrad, and grad mode is restored afterwards', () => {
     const modes: boolean[] = [];
-    class Probe extends Optimizer<{ lr: number }> {
+    class Probe extends FirstOrderOptimizer<{ lr: number }> {
       constructor(params: Tensor[]) { super(params, { lr: 1 }); }
       protected checkOptions(): void {}
+      protected stateFields(): StateFields { return {}; }
       protected updateGroup(_group: ParamGroup<{ lr: number }>, items: readonly ParamWithGrad[]): void {
         modes.push(isGradEnabled());
         for (const { param: p, grad } of items) p.sub_(grad);
@@ -221,6 +224,12 @@ describe('a step frees its temporaries at once (no garbage collection needed)', 
     ['Adam (decomposition: fused kernels off)', (ps: Tensor[]) => new Adam(ps, { lr: 0.01 })],
     ['AdamW with amsgrad', (ps: Tensor[]) => new AdamW(ps, { lr: 0.01, amsgrad: true })],
     ['SGD on float16 parameters (upcast temporaries)', (ps: Tensor[]) => new SGD(ps, { lr: 0.1, momentum: 0.9 })],
+    ['RMSprop centered with momentum', (ps: Tensor[]) => new RMSprop(ps, { momentum: 0.9, centered: true, weightDecay: 0.01 })],
+    ['Adagrad', (ps: Tensor[]) => new Adagrad(ps)],
+    ['Adadelta', (ps: Tensor[]) => new Adadelta(ps, { maximize: true })],
+    ['Adamax', (ps: Tensor[]) => new Adamax(ps)],
+    ['NAdam', (ps: Tensor[]) => new NAdam(ps, { weightDecay: 0.01 })],
+    ['RAdam on float16 parameters', (ps: Tensor[]) => new RAdam(ps)],
   ] as const) {
     it(`${name}: after the first step made the state, each step leaves the allocation count and bytes unchanged`, async () => {
       const dtype = name.includes('float16') ? float16 : float32;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { float16, float32, manualSeed, randn, ShapeError, tensor, type Tensor, ValueError } from '@core/tensor';
-import { Adam, AdamW, SGD, type Optimizer } from '../src/index.js';
+import { Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, RAdam, RMSprop, SGD, type Optimizer } from '../src/index.js';
 import { FAKE } from './fake-device.js';
 import { expectThrowsExactly, param, setGrad, values } from './helpers.js';
 
@@ -26,6 +26,12 @@ const FACTORIES: Array<[string, (params: Tensor[]) => AnyOptimizer]> = [
   ['SGD nesterov + wd', (ps) => new SGD([{ params: ps.slice(0, 2) }, { params: ps.slice(2), lr: 0.05 }], { lr: 0.1, momentum: 0.9, nesterov: true, weightDecay: 1e-3 })],
   ['Adam amsgrad + wd', (ps) => new Adam([{ params: ps.slice(0, 2) }, { params: ps.slice(2), betas: [0.8, 0.99] }], { lr: 0.01, amsgrad: true, weightDecay: 1e-2 })],
   ['AdamW maximize', (ps) => new AdamW([{ params: ps.slice(0, 1) }, { params: ps.slice(1), lr: 3e-3 }], { lr: 0.01, maximize: true })],
+  ['RMSprop centered + momentum', (ps) => new RMSprop([{ params: ps.slice(0, 2) }, { params: ps.slice(2), alpha: 0.9 }], { lr: 0.01, momentum: 0.9, centered: true, weightDecay: 1e-2 })],
+  ['Adagrad lrDecay', (ps) => new Adagrad([{ params: ps.slice(0, 2) }, { params: ps.slice(2), lr: 0.05 }], { lr: 0.1, lrDecay: 0.01, initialAccumulatorValue: 0.1 })],
+  ['Adadelta maximize', (ps) => new Adadelta([{ params: ps.slice(0, 1) }, { params: ps.slice(1), rho: 0.8 }], { maximize: true, weightDecay: 1e-2 })],
+  ['Adamax', (ps) => new Adamax([{ params: ps.slice(0, 2) }, { params: ps.slice(2), betas: [0.8, 0.99] }], { lr: 0.01 })],
+  ['NAdam', (ps) => new NAdam([{ params: ps.slice(0, 2) }, { params: ps.slice(2), momentumDecay: 0.01 }], { lr: 0.01, weightDecay: 1e-2 })],
+  ['RAdam', (ps) => new RAdam([{ params: ps.slice(0, 2) }, { params: ps.slice(2), lr: 3e-3 }], { lr: 0.01, betas: [0.9, 0.9] })],
 ];
 
 describe('stateDict / loadStateDict', () => {
@@ -184,10 +190,42 @@ describe('stateDict / loadStateDict', () => {
     refused((sd) => { sd.paramGroups[0].lr = 'abc'; }, ValueError, 'loadStateDict(): parameter group 0: Invalid learning rate: abc');
     refused((sd) => { sd.paramGroups[0].lr = -5; }, ValueError, 'Invalid learning rate: -5');
     refused((sd) => { sd.paramGroups[0].betas = [2, 2]; }, ValueError, 'Invalid beta parameter at index 0: 2');
-    refused((sd) => { sd.state[0].step = 'x'; }, ValueError, 'parameter 0: step must be a non-negative integer, got "x"');
+    refused((sd) => { sd.state[0].step = 'x'; }, ValueError, `parameter 0: 'step' must be a non-negative integer, got "x"`);
     refused((sd) => { sd.state[0].expAvg = param([1, 2, 3]); }, ShapeError, "parameter 0: 'expAvg' has shape [3], but the parameter has shape [2]");
+    refused((sd) => { sd.state[0].expAvg = 0.5; }, TypeError, "parameter 0: 'expAvg' must be a tensor, got 0.5");
+    refused((sd) => { delete sd.state[0].expAvgSq; }, ValueError, "parameter 0: the state has no 'expAvgSq' (Adam keeps step, expAvg, expAvgSq, maxExpAvgSq)");
+    refused((sd) => { sd.state[0].momentumBuffer = sd.state[0].expAvg; }, ValueError, "parameter 0: unknown state key 'momentumBuffer' (Adam keeps step, expAvg, expAvgSq, maxExpAvgSq)");
     // The good dict still loads afterwards.
     target.loadStateDict(good);
     expect(target.state.size).toBe(1);
+  });
+
+  it('each optimizer checks its own state keys: NAdam\'s muProduct is a number in (0, 1]', () => {
+    const p = param([1, 2]);
+    const opt = new NAdam([p]);
+    setGrad(p, [0.5, -0.5]);
+    opt.step();
+    const sd = opt.stateDict();
+    const target = new NAdam([param([1, 2])]);
+    expect(() => target.loadStateDict({ ...sd, state: { 0: { ...sd.state[0]!, muProduct: 1.5 } } })).toThrow(
+      new ValueError("loadStateDict(): parameter 0: 'muProduct' must be in (0, 1], got 1.5"));
+    expect(() => target.loadStateDict({ ...sd, state: { 0: { ...sd.state[0]!, expInf: sd.state[0]!.expAvg } } as never })).toThrow(
+      /unknown state key 'expInf' \(NAdam keeps step, muProduct, expAvg, expAvgSq\)/);
+    expect(target.state.size).toBe(0);
+  });
+
+  it('a step saved as a one-element tensor (PyTorch\'s layout) loads as a number and the run goes on', () => {
+    const p = param([1, 2]);
+    const opt = new Adam([p], { lr: 0.1 });
+    setGrad(p, [0.5, -0.5]);
+    opt.step();
+    const sd = opt.stateDict();
+    const q = param([1, 2]);
+    const target = new Adam([q], { lr: 0.1 });
+    target.loadStateDict({ ...sd, state: { 0: { ...sd.state[0]!, step: tensor([1]) as never } } });
+    expect(target.state.get(q)!.step).toBe(1);
+    setGrad(q, [0.5, -0.5]);
+    target.step();
+    expect(target.state.get(q)!.step).toBe(2);
   });
 });

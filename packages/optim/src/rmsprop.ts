@@ -1,0 +1,97 @@
+// RMSprop (PyTorch's torch.optim.RMSprop): divide the gradient by a running RMS of past gradients,
+// optionally centered (minus the squared running mean) and with momentum.
+import { type Tensor, zerosLike } from '@core/tensor';
+import { flag, nonNegative } from './checks.js';
+import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
+import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
+import { gradWithDecay, roundTo, runningAverage_, runningSquareAverage_, up } from './opmath.js';
+import { count, likeParam, type StateFields } from './state-fields.js';
+
+/** RMSprop's hyperparameters (PyTorch's, in camelCase). */
+export interface RMSpropOptions {
+  /** Learning rate (default 1e-2). */
+  lr: number;
+  /** Smoothing constant of the running averages (default 0.99). */
+  alpha: number;
+  /** Added to the denominator for numerical stability (default 1e-8). */
+  eps: number;
+  /** L2 penalty added to the gradient (default 0). */
+  weightDecay: number;
+  /** Momentum factor (default 0). */
+  momentum: number;
+  /** Normalize by an estimate of the gradient's variance instead of its second moment (default false). */
+  centered: boolean;
+  /** Maximize the objective instead of minimizing it (default false). */
+  maximize: boolean;
+}
+
+/** RMSprop's per-parameter state, on the parameter's device and in its dtype. */
+export type RMSpropState = {
+  /** Updates applied to this parameter so far. */
+  step: number;
+  /** The running average of squared gradients. */
+  squareAvg: Tensor;
+  /** Only with momentum > 0: the running update. */
+  momentumBuffer?: Tensor;
+  /** Only when centered: the running average of gradients. */
+  gradAvg?: Tensor;
+};
+
+/** RMSprop's defaults, PyTorch's. */
+export const RMSPROP_DEFAULTS: Readonly<RMSpropOptions> = Object.freeze({
+  lr: 1e-2, alpha: 0.99, eps: 1e-8, weightDecay: 0, momentum: 0, centered: false, maximize: false,
+});
+
+const RMSPROP_STATE: StateFields = { step: count(), squareAvg: likeParam(), momentumBuffer: likeParam(false), gradAvg: likeParam(false) };
+
+/**
+ * RMSprop (PyTorch's `torch.optim.RMSprop`): `v = α·v + (1−α)·g²`, then `p −= lr·g/(√ṽ + eps)`
+ * where ṽ is v, or `v − ḡ²` when centered (ḡ the running mean of g); with momentum the step goes
+ * through a buffer `b = μ·b + g/(√ṽ + eps)` and `p −= lr·b`.
+ */
+export class RMSprop extends FirstOrderOptimizer<RMSpropOptions, RMSpropState> {
+  constructor(params: ParamsInput<RMSpropOptions>, options: Partial<RMSpropOptions> = {}) {
+    super(params, withDefaults(RMSPROP_DEFAULTS, options, 'RMSprop'));
+  }
+
+  protected checkOptions(o: RMSpropOptions): void {
+    nonNegative(o.lr, `Invalid learning rate: ${o.lr}`);
+    nonNegative(o.eps, `Invalid epsilon value: ${o.eps}`);
+    nonNegative(o.momentum, `Invalid momentum value: ${o.momentum}`);
+    nonNegative(o.weightDecay, `Invalid weight_decay value: ${o.weightDecay}`);
+    nonNegative(o.alpha, `Invalid alpha value: ${o.alpha}`);
+    flag(o.centered, 'centered');
+    flag(o.maximize, 'maximize');
+  }
+
+  protected stateFields(): StateFields {
+    return RMSPROP_STATE;
+  }
+
+  protected updateGroup(group: ParamGroup<RMSpropOptions>, items: readonly ParamWithGrad[]): void {
+    const { lr, alpha, eps, weightDecay, momentum, centered, maximize } = group;
+    for (const { param, grad } of items) {
+      const s = this.stateFor(param, () => ({ step: 0, squareAvg: zerosLike(param) }));
+      s.step += 1;
+      const dtype = param.dtype;
+      const g = gradWithDecay(param, grad, weightDecay, maximize);
+      const sq = s.squareAvg;
+      runningSquareAverage_(sq, g, alpha);
+      let variance = up(sq);
+      if (centered) {
+        const mean = (s.gradAvg ??= zerosLike(param));
+        runningAverage_(mean, g, alpha);
+        variance = roundTo(variance.sub(up(mean).mul(up(mean))), dtype);
+      }
+      const avg = roundTo(roundTo(variance.sqrt(), dtype).add(eps), dtype);
+      if (momentum > 0) {
+        const buf = (s.momentumBuffer ??= zerosLike(param));
+        buf.copy_(up(buf).mul(momentum));
+        buf.copy_(up(buf).add(g.div(avg)));
+        param.copy_(up(param).add(up(buf), -lr));
+      } else {
+        param.copy_(up(param).add(g.mul(-lr).div(avg)));
+      }
+    }
+  }
+}
