@@ -83,7 +83,8 @@ describe('anomaly mode', () => {
 });
 
 describe('the stability guard', () => {
-  // Large weights and inputs: the matmul overflows float16 (max 65504) but not bfloat16.
+  // Large weights and inputs: the linear layer's float32 result overflows float16 (max 65504) when it
+  // is rounded to it (PyTorch's single rounding, bias included), but not bfloat16.
   function unstableSetup() {
     const model = new nn.Linear(64, 4);
     noGrad(() => model.weight.fill_(40));
@@ -92,7 +93,7 @@ describe('the stability guard', () => {
     return { model, x, y, lossFn: () => F.crossEntropy(model.forward(x), y) };
   }
 
-  it('catches a deliberately unstable fp16 setup, names matmul, and recovers by falling back to bf16', async () => {
+  it('catches a deliberately unstable fp16 setup, names the overflowing cast, and recovers by falling back to bf16', async () => {
     const { lossFn } = unstableSetup();
     const logs: string[] = [];
     const guard = new StabilityGuard('cpu', ampConfig('cpu', 'fp16'), { log: (m) => logs.push(m) });
@@ -108,9 +109,9 @@ describe('the stability guard', () => {
     expect(guard.events).toHaveLength(1);
     const event = guard.events[0]!;
     expect(event.cause).toBe('non-finite loss');
-    expect(event.anomaly?.op).toBe('matmul');
+    expect(event.anomaly?.op).toBe('cast');
     expect(event.anomaly?.site).toContain('guard.test.ts');
-    expect(logs[0]).toMatch(/^amp guard: step 1: loss is NaN; first non-finite value: matmul produced Inf at .*guard\.test\.ts:\d+:\d+; falling back fp16 → bf16$/);
+    expect(logs[0]).toMatch(/^amp guard: step 1: loss is NaN; first non-finite value: cast produced Inf at .*guard\.test\.ts:\d+:\d+; falling back fp16 → bf16$/);
   });
 
   it('treats a run of skipped steps as unstable (threshold configurable), and falls back bf16 → fp32', () => {
