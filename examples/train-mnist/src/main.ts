@@ -15,8 +15,12 @@ const HELP = `train-mnist: trains a classifier on 8,000 real MNIST digits and te
   --batch-size N                                                                   [64]
   --lr X                             AdamW learning rate                           [0.002]
   --seed N                                                                         [0]
+  --train-limit N                    train on the first N of the 8,000 digits only (quick runs)
   --out DIR                          where the chart, log and checkpoint go        [out]
-  --resume PATH                      continue from a checkpoint (PATH without extension)
+  --resume PATH                      continue from a checkpoint (PATH.safetensors; the extension may be given)
+
+A checkpoint (DIR/checkpoint.safetensors) is written after every epoch, replacing the previous one
+atomically: a crash while it is written leaves the previous one whole.
 `;
 
 function positive(name: string, value: string, integer: boolean): number {
@@ -51,6 +55,7 @@ async function main(): Promise<void> {
       'batch-size': { type: 'string', default: '64' },
       lr: { type: 'string', default: '0.002' },
       seed: { type: 'string', default: '0' },
+      'train-limit': { type: 'string' },
       out: { type: 'string', default: 'out' },
       resume: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -71,6 +76,7 @@ async function main(): Promise<void> {
     lr: positive('lr', values.lr!, false),
     seed: Number.isInteger(Number(values.seed)) ? Number(values.seed) : 0,
     checkpoint: join(outDir, 'checkpoint'),
+    ...(values['train-limit'] ? { trainLimit: positive('train-limit', values['train-limit'], true) } : {}),
     ...(values.resume ? { resume: values.resume } : {}),
   };
 
@@ -91,7 +97,7 @@ async function main(): Promise<void> {
   await writeFile(join(outDir, 'chart.svg'), renderChart({ stepLosses: result.stepLosses, epochs: result.epochs.map((e) => ({ step: e.step, testAccuracy: e.testAccuracy })) }));
   await writeFile(join(outDir, 'log.json'), JSON.stringify({ config, wallSeconds: total, ...result }, null, 1));
   console.log(`\nTrained a ${config.model} on ${result.device} in ${total.toFixed(1)} s: test accuracy ${final ? (final.testAccuracy * 100).toFixed(2) : '–'}% on 2,000 held-out digits.`);
-  console.log(`Wrote ${join(outDir, 'chart.svg')}, ${join(outDir, 'log.json')} and ${join(outDir, 'checkpoint')}.{safetensors,json}`);
+  console.log(`Wrote ${join(outDir, 'chart.svg')}, ${join(outDir, 'log.json')} and ${join(outDir, 'checkpoint.safetensors')}`);
 }
 
 main().catch((e: unknown) => {

@@ -7,10 +7,10 @@ import { DataLoader, TensorDataset } from '@core/data';
 import { F } from '@core/nn';
 import { AdamW } from '@core/optim';
 import {
-  ampConfig, autocast, availableDevices, getBackend, bestDevice, BackendUnavailableError, device as parseDevice, Generator, GradScaler,
-  manualSeed, memoryStats, noGrad, StabilityGuard, type AmpMode, type AutocastOptions, type Device, type GradScalerStateDict, type Tensor,
+  ampConfig, autocast, availableDevices, getBackend, bestDevice, isAvailable, BackendUnavailableError, device as parseDevice, Generator, GradScaler,
+  manualSeed, memoryStats, noGrad, StabilityGuard, type AmpMode, type AutocastOptions, type Device, type Tensor,
 } from '@core/tensor';
-import { loadCheckpoint, saveCheckpoint } from './checkpoint.js';
+import { readCheckpoint, saveCheckpoint } from './checkpoint.js';
 import { loadMnist, type MnistSplit } from './mnist.js';
 import { buildModel, type ModelKind } from './models.js';
 
@@ -28,7 +28,7 @@ export interface TrainConfig {
   readonly trainLimit?: number;
   /** Write a checkpoint here (without extension) after every epoch. */
   readonly checkpoint?: string;
-  /** Resume from this checkpoint (without extension). */
+  /** Resume from this checkpoint (with or without its .safetensors extension). */
   readonly resume?: string;
   /** Stop after this many epochs in this run (the rest can be resumed). */
   readonly stopAfterEpochs?: number;
@@ -43,7 +43,7 @@ export interface EpochRecord {
   readonly imagesPerSecond: number;
   readonly stepsPerSecond: number;
   /** The precision this epoch ended in ('off' is float32). */
-  readonly amp: string;
+  readonly amp: Exclude<AmpMode, 'auto'>;
   /** Steps the GradScaler skipped for Inf/NaN gradients. */
   readonly skippedSteps: number;
   /** Most bytes the device held at the end of a step in this epoch. */
@@ -67,6 +67,7 @@ export interface TrainHooks {
 export async function chooseDevice(flag: string): Promise<Device> {
   if (flag === 'auto') return bestDevice();
   const wanted = parseDevice(flag);
+  if (isAvailable(wanted.type)) return wanted; // up already (the cpu): no need to start the other backends
   const status = (await availableDevices()).find((d) => d.type === wanted.type);
   if (!status?.available) {
     const why = status ? status.reason : 'no backend registered for it in this program';
@@ -96,7 +97,8 @@ export async function evaluate(
   return correct / n;
 }
 
-export async function train(config: TrainConfig, hooks: TrainHooks = {}, data: MnistSplit = loadMnist({ limit: config.trainLimit })): Promise<TrainResult> {
+/** Train as `config` says; `data` defaults to the MNIST split (loaded after a --resume checkpoint has been checked). */
+export async function train(config: TrainConfig, hooks: TrainHooks = {}, data?: MnistSplit): Promise<TrainResult> {
   const notices: string[] = [];
   const notice = (text: string) => { notices.push(text); hooks.onNotice?.(text); };
 
@@ -105,36 +107,36 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data: M
   const model = buildModel(config.model).to(dev);
   const optimizer = new AdamW(model.parameters(), { lr: config.lr });
   const loaderGenerator = new Generator(config.seed);
-  const loader = new DataLoader(new TensorDataset(data.trainImages, data.trainLabels), {
+
+  // --amp: autocast + GradScaler behind one flag, watched by the guard (fp16 → bf16 → fp32).
+  let amp = ampConfig(dev, config.amp);
+  const objects = { modelKind: config.model, model, optimizer, loaderGenerator };
+  // The whole checkpoint is read and checked before anything changes (and before the data load, so a
+  // refusal comes at once); it is applied below, once the scaler for its precision exists.
+  const resumed = config.resume ? await readCheckpoint(config.resume, objects) : null;
+  if (resumed && resumed.progress.amp !== amp.mode) amp = ampConfig(dev, resumed.progress.amp); // a guard fallback carries over
+
+  const { trainImages, trainLabels, testImages, testLabels } = data ?? loadMnist({ limit: config.trainLimit });
+  const loader = new DataLoader(new TensorDataset(trainImages, trainLabels), {
     // Pinned batches only help a device that reads page-locked memory faster (PIN-3).
     batchSize: config.batchSize, shuffle: true, generator: loaderGenerator, pinMemory: getBackend(dev.type).capabilities.pinnedMemory,
   });
 
-  // --amp: autocast + GradScaler behind one flag, watched by the guard (fp16 → bf16 → fp32).
-  let amp = ampConfig(dev, config.amp);
-  let scalerState: GradScalerStateDict | null = null;
+  notice(amp.reason);
+  const guard = new StabilityGuard(dev, amp, { log: notice });
+  let scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
 
   let startEpoch = 0;
   let step = 0;
   const stepLosses: number[] = [];
   const epochs: EpochRecord[] = [];
-  if (config.resume) {
-    const state = await loadCheckpoint(config.resume, config.model, model, optimizer, dev);
-    startEpoch = state.epoch;
-    step = state.step;
-    loaderGenerator.setState(state.loaderGenerator);
-    const history = state.history as { stepLosses: number[]; epochs: EpochRecord[]; amp?: AmpMode; scaler?: GradScalerStateDict | null };
-    if (history.amp && history.amp !== amp.mode) amp = ampConfig(dev, history.amp); // a guard fallback carries over
-    scalerState = history.scaler ?? null;
-    stepLosses.push(...history.stepLosses);
-    epochs.push(...history.epochs);
-    notice(`resumed from ${config.resume} after epoch ${startEpoch} (step ${step})`);
+  if (resumed) {
+    resumed.restore(scaler);
+    ({ epoch: startEpoch, step } = resumed.progress);
+    stepLosses.push(...resumed.progress.stepLosses);
+    epochs.push(...resumed.progress.epochs);
+    notice(`resumed from ${resumed.file} after epoch ${startEpoch} (step ${step})`);
   }
-
-  notice(amp.reason);
-  const guard = new StabilityGuard(dev, amp, { log: notice });
-  let scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
-  if (scalerState && scaler.isEnabled()) scaler.loadStateDict(scalerState);
 
   const lastEpoch = Math.min(config.epochs, startEpoch + (config.stopAfterEpochs ?? Infinity));
   for (let epoch = startEpoch; epoch < lastEpoch; epoch++) {
@@ -171,7 +173,7 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data: M
       hooks.onStep?.({ epoch: epoch + 1, done, total: loader.length, loss: value, imagesPerSecond: seen / ((performance.now() - started) / 1000) });
     }
     const seconds = (performance.now() - started) / 1000;
-    const testAccuracy = await evaluate(model, data.testImages, data.testLabels, dev, guard.autocastOptions);
+    const testAccuracy = await evaluate(model, testImages, testLabels, dev, guard.autocastOptions);
     const record: EpochRecord = {
       epoch: epoch + 1, step, trainLoss: lossSum / seen, testAccuracy, seconds,
       imagesPerSecond: seen / seconds, stepsPerSecond: done / seconds, amp: guard.config.mode, skippedSteps, peakBytes,
@@ -179,10 +181,7 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data: M
     epochs.push(record);
     hooks.onEpoch?.(record);
     if (config.checkpoint) {
-      await saveCheckpoint(config.checkpoint, config.model, model, optimizer, {
-        epoch: epoch + 1, step, loaderGenerator: loaderGenerator.getState(),
-        history: { stepLosses, epochs, amp: guard.config.mode, scaler: scaler.isEnabled() ? scaler.stateDict() : null },
-      });
+      await saveCheckpoint(config.checkpoint, { ...objects, scaler }, { epoch: epoch + 1, step, amp: guard.config.mode, stepLosses, epochs });
     }
   }
   return { device: dev.toString(), stepLosses, epochs, notices };

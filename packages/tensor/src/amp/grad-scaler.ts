@@ -114,6 +114,28 @@ function replicate(t: Tensor, device: Device, hostValue: number | undefined): Te
   return t.to(device);
 }
 
+const INT32_MAX = 2 ** 31 - 1;
+const isCount = (v: number, min: number) => Number.isInteger(v) && v >= min && v <= INT32_MAX;
+
+/** What loadStateDict accepts for each field: the test and its wording for the error. */
+const STATE_RULES: ReadonlyArray<readonly [keyof GradScalerStateDict, (v: number) => boolean, string]> = [
+  ['scale', (v) => Number.isFinite(Math.fround(v)) && Math.fround(v) > 0, 'finite and > 0 as a float32'],
+  ['growthFactor', (v) => Number.isFinite(v) && v > 1, 'a finite number > 1'],
+  ['backoffFactor', (v) => v > 0 && v < 1, 'in (0, 1)'],
+  ['growthInterval', (v) => isCount(v, 1), `an integer in [1, ${INT32_MAX}]`],
+  ['_growthTracker', (v) => isCount(v, 0), `an integer in [0, ${INT32_MAX}]`],
+];
+
+/** A value in an error message: its type, and what it is when that is short. */
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing (the key is missing)';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'function') return 'a function';
+  return `${typeof value} ${JSON.stringify(String(value))}`;
+}
+
 const FIX = 'This may indicate your script did not use scaler.scale(loss or outputs) earlier in the iteration.';
 
 /**
@@ -504,7 +526,12 @@ export class GradScaler {
     };
   }
 
-  /** GS-13: restore all five values (a no-op when disabled). */
+  /**
+   * GS-13: restore all five values (a no-op when disabled). Each is checked before anything changes:
+   * a non-number is a TypeError, a number out of range (scale finite and > 0 in float32, growthFactor
+   * > 1, backoffFactor in (0, 1), growthInterval a positive integer, _growthTracker a non-negative
+   * integer, both within int32 as the device tracker is) a ValueError naming the field and the value.
+   */
   loadStateDict(stateDict: GradScalerStateDict | Record<string, never>): void {
     if (!this.enabled) return;
     if (stateDict === null || typeof stateDict !== 'object') throw new TypeError('loadStateDict(): expected the object stateDict() returned');
@@ -512,8 +539,10 @@ export class GradScaler {
       throw new AmpError('The source state dict is empty, possibly because it was saved from a disabled instance of GradScaler.');
     }
     const sd = stateDict as Partial<GradScalerStateDict>;
-    for (const key of ['scale', 'growthFactor', 'backoffFactor', 'growthInterval', '_growthTracker'] as const) {
-      if (typeof sd[key] !== 'number') throw new TypeError(`loadStateDict(): '${key}' must be a number, got ${typeof sd[key]}`);
+    for (const [key, inRange, rule] of STATE_RULES) {
+      const value: unknown = sd[key];
+      if (typeof value !== 'number') throw new TypeError(`loadStateDict(): '${key}' must be a number, got ${describe(value)}`);
+      if (!inRange(value)) throw new ValueError(`loadStateDict(): '${key}' must be ${rule}, got ${value}; the state dict is damaged or was not made by GradScaler.stateDict()`);
     }
     const { scale, growthFactor, backoffFactor, growthInterval, _growthTracker } = sd as GradScalerStateDict;
     this.initScale = scale;
@@ -528,8 +557,8 @@ export class GradScaler {
     this.initGrowthTracker = _growthTracker;
     if (this.trackerT !== null) {
       const t = this.trackerT;
-      noGrad(() => t.fill_(Math.trunc(_growthTracker)));
-      this.hostTracker = Math.trunc(_growthTracker);
+      noGrad(() => t.fill_(_growthTracker));
+      this.hostTracker = _growthTracker;
     }
     this.epoch++;
   }
