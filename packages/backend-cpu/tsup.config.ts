@@ -1,4 +1,6 @@
 import { defineConfig } from 'tsup';
 import { libraryBuild } from '../../tsup.shared';
 
-export default defineConfig(libraryBuild());
+// Members marked @internal (the wasm heap a storage may live in) stay out of the published
+// declarations, which then need no WebAssembly types (Node-only consumers have none: no DOM lib).
+export default defineConfig(libraryBuild({ dts: { compilerOptions: { stripInternal: true } } }));

@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ARG_REDUCE_OPS, BINARY_OPS, COMPARE_OPS, REDUCE_OPS, UNARY_OPS } from '@core/tensor';
+import { ARG_REDUCE_OPS, BINARY_OPS, COMPARE_OPS, CUMULATIVE_OPS, REDUCE_OPS, SCATTER_MODES, UNARY_OPS } from '@core/tensor';
 import { BINARY, COMPARE, UNARY } from './expressions.mjs';
 
 const REGENERATE = 'npx -y pnpm@12.4.2 codegen';
@@ -43,6 +43,8 @@ const CUDA_ENUMS = [
   { enumName: 'CompareOp', prefix: 'C_', list: 'COMPARE_OPS', ops: COMPARE_OPS, ts: 'COMPARE_CODES', type: 'CompareOp' },
   { enumName: 'ReduceOp', prefix: 'R_', list: 'REDUCE_OPS', ops: REDUCE_OPS, ts: 'REDUCE_CODES', type: 'ReduceOp' },
   { enumName: 'ArgReduceOp', prefix: 'A_', list: 'ARG_REDUCE_OPS', ops: ARG_REDUCE_OPS, ts: 'ARG_REDUCE_CODES', type: 'ArgReduceOp' },
+  { enumName: 'CumulativeOp', prefix: 'CU_', list: 'CUMULATIVE_OPS', ops: CUMULATIVE_OPS, ts: 'CUMULATIVE_CODES', type: 'CumulativeOp' },
+  { enumName: 'ScatterMode', prefix: 'S_', list: 'SCATTER_MODES', ops: SCATTER_MODES, ts: 'SCATTER_MODE_CODES', type: 'ScatterMode' },
 ];
 
 /**

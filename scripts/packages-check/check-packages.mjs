@@ -6,8 +6,11 @@
 //   3. attw      @arethetypeswrong: types and JavaScript resolve for node16 (from CJS and from ESM)
 //                and bundler resolution, for every entry point
 //   4. install   npm installs all tarballs together into a scratch project outside the workspace;
-//                tsc type-checks the consumer program against the packed .d.ts/.d.cts (node16);
-//                node runs it through `import` (program.mjs) and through `require` (program.cjs)
+//                tsc type-checks the consumer program and every entry point's packed .d.ts/.d.cts
+//                (no skipLibCheck) as three kinds of consumer: a browser app (DOM lib, no Node
+//                types installed), a Node program (no DOM lib, @types/node) and one with both;
+//                a control declaration naming WebAssembly must fail the Node one;
+//                node runs the program through `import` (program.mjs) and through `require` (program.cjs)
 //   5. browser   esbuild bundles the program for the browser (platform browser: the "browser"
 //                condition, no Node built-ins) and node runs the bundle
 //   6. release   a changesets dry run on a scratch copy of the workspace's manifests:
@@ -214,18 +217,11 @@ try {
   }));
 
   // 4. install into a scratch project ------------------------------------------------------------
-  log('\n4. scratch project: npm install of the tarballs, tsc, node (import and require)');
+  log('\n4. scratch project: npm install of the tarballs, tsc as a browser app, a Node program and both, node (import and require)');
   const env = cleanEnv();
   writeFileSync(join(consumer, 'package.json'), `${JSON.stringify({ name: 'core-packages-consumer', private: true, version: '0.0.0' }, null, 2)}\n`);
-  for (const f of ['program.mjs', 'program.cjs']) cpSync(join(here, 'fixtures', f), join(consumer, f));
-  writeFileSync(join(consumer, 'tsconfig.json'), `${JSON.stringify({
-    compilerOptions: {
-      // esnext.disposable: Tensor implements Disposable (`using t = …`), so its types need TypeScript >= 5.2 with that lib.
-      allowJs: true, checkJs: true, noEmit: true, strict: true, target: 'es2022', lib: ['es2022', 'esnext.disposable', 'dom'],
-      module: 'node16', moduleResolution: 'node16', types: [], skipLibCheck: false,
-    },
-    files: ['program.mjs', 'program.cjs'],
-  }, null, 2)}\n`);
+  for (const f of ['program.mjs', 'program.cjs', 'webgpu-types.mts']) cpSync(join(here, 'fixtures', f), join(consumer, f));
+  cpSync(join(here, 'fixtures', 'types-control', 'control.mts'), join(consumer, 'control.mts'));
   // The program imports every package: with --only, a partial set cannot run it.
   const installed = only ? (log('  skipped (--only)'), false) : await check('npm install (all tarballs together)', async () => {
     const files = packedNames.map((n) => tarballs.get(n));
@@ -237,9 +233,53 @@ try {
     return `${present.length} packages in node_modules, one copy each`;
   });
   if (installed) {
-    await check('tsc: the program type-checks against the packed types (node16, .d.ts for import, .d.cts for require)', async () => {
-      await run(process.execPath, [join(here, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: consumer, env });
+    // Every entry point's declarations, through import (.d.ts) and, but for ESM-only entries, require (.d.cts).
+    const entries = packedNames.flatMap((name) => {
+      const exports = readJson(join(consumer, 'node_modules', name, 'package.json')).exports ?? {};
+      return Object.keys(exports)
+        .filter((k) => k === '.' || (!k.includes('*') && !k.endsWith('.json')))
+        .map((k) => ({ specifier: k === '.' ? name : `${name}/${k.slice(2)}`, esmOnly: (ESM_ONLY_ENTRIES[name] ?? []).includes(k) }));
     });
+    writeFileSync(join(consumer, 'entries.mts'), entries.map((e, i) => `export * as e${i} from '${e.specifier}';\n`).join(''));
+    writeFileSync(join(consumer, 'entries.cts'), entries.filter((e) => !e.esmOnly).map((e, i) => `export * as e${i} from '${e.specifier}';\n`).join(''));
+    const tsc = (label, compilerOptions, files) => {
+      const file = `tsconfig.${label.replace(/\W+/g, '-')}.json`;
+      writeFileSync(join(consumer, file), `${JSON.stringify({
+        compilerOptions: {
+          allowJs: true, checkJs: true, noEmit: true, strict: true, target: 'es2022', skipLibCheck: false,
+          module: 'node16', moduleResolution: 'node16', ...compilerOptions,
+        },
+        files,
+      }, null, 2)}\n`);
+      return run(process.execPath, [join(here, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', file], { cwd: consumer, env });
+    };
+    // esnext.disposable: Tensor implements Disposable (`using t = …`), so its types need TypeScript >= 5.2 with that lib.
+    const ES = ['es2022', 'esnext.disposable'];
+    const node16Files = ['program.mjs', 'program.cjs', 'entries.mts', 'entries.cts'];
+    // A browser app, bundled: the "browser" export conditions, the DOM lib, and no Node types anywhere
+    // (a declaration that needs them would fail here, as in a project without @types/node).
+    await check('tsc as a browser app (DOM lib, bundler resolution with the browser condition, no @types/node)', async () => {
+      if (existsSync(join(consumer, 'node_modules', '@types', 'node'))) throw new Error('a package depends on @types/node: a browser app installing it would get Node\'s globals');
+      await tsc('browser', { lib: [...ES, 'dom'], types: [], module: 'esnext', moduleResolution: 'bundler', customConditions: ['browser'] }, ['program.mjs', 'entries.mts', 'webgpu-types.mts']);
+    });
+    const nodeTypes = readJson(join(root, 'package.json')).devDependencies['@types/node'];
+    const withNodeTypes = await check(`npm install @types/node@${nodeTypes}`, async () => {
+      await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel', 'error', '--no-save', `@types/node@${nodeTypes}`], { cwd: consumer, env });
+    });
+    if (withNodeTypes) {
+      await check('tsc as a Node program (no DOM lib, @types/node; node16: .d.ts for import, .d.cts for require)', () => tsc('node', { lib: ES, types: ['node'] }, node16Files));
+      await check('tsc as a program with both the DOM lib and @types/node', () => tsc('node and dom', { lib: [...ES, 'dom'], types: ['node'] }, node16Files));
+      await check('tsc control: a declaration naming WebAssembly fails the Node configuration (TS2503), passes with the DOM lib', async () => {
+        const control = join(consumer, 'node_modules', 'types-control');
+        mkdirSync(control);
+        cpSync(join(here, 'fixtures', 'types-control', 'index.d.ts'), join(control, 'index.d.ts'));
+        writeFileSync(join(control, 'package.json'), '{ "name": "types-control", "version": "0.0.0", "types": "./index.d.ts" }\n');
+        await tsc('control with dom', { lib: [...ES, 'dom'], types: ['node'] }, ['control.mts']);
+        const failure = await tsc('control', { lib: ES, types: ['node'] }, ['control.mts']).then(() => null, (e) => e.output ?? String(e));
+        if (failure === null) throw new Error('the Node configuration accepted WebAssembly.Memory: it has the DOM lib, or skips library checks');
+        if (!/error TS2503: Cannot find namespace 'WebAssembly'/.test(failure)) throw new Error(`the Node configuration failed otherwise:\n${failure}`);
+      });
+    }
     await check('node program.mjs (import)', async () => (await run(process.execPath, ['program.mjs'], { cwd: consumer, env })).trim());
     await check('node program.cjs (require)', async () => (await run(process.execPath, ['program.cjs'], { cwd: consumer, env })).trim());
 
@@ -257,12 +297,7 @@ try {
       if (cjs.length > 0) throw new Error(`the browser bundle took CommonJS builds: ${cjs.join(', ')}`);
       return (await run(process.execPath, [outfile], { cwd: consumer, env })).trim().replace('(import)', '(browser bundle)');
     });
-    const browserEntries = packedNames.flatMap((name) => {
-      const exports = readJson(join(consumer, 'node_modules', name, 'package.json')).exports ?? {};
-      return Object.keys(exports)
-        .filter((k) => k === '.' || (!k.includes('*') && !k.endsWith('.json') && !(ESM_ONLY_ENTRIES[name] ?? []).includes(k)))
-        .map((k) => (k === '.' ? name : `${name}/${k.slice(2)}`));
-    });
+    const browserEntries = entries.filter((e) => !e.esmOnly).map((e) => e.specifier);
     await check(`esbuild --platform=browser resolves every entry point (${browserEntries.length})`, async () => {
       const entry = browserEntries.map((e, i) => `export * as e${i} from '${e}';`).join('\n');
       await build({

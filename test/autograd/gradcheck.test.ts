@@ -7,7 +7,7 @@
 import '@core/backend-cpu';
 import { describe, expect, it } from 'vitest';
 import {
-  bool, cat, float32, float64, gradcheck, int32, pad, setFusedKernelsEnabled, stack, tensor, where,
+  bool, cat, einsum, float32, float64, gradcheck, int32, linalg, pad, setFusedKernelsEnabled, stack, tensor, where,
   type DType, type Tensor,
 } from '@core/tensor';
 import { expectClose } from '../helpers/assert.js';
@@ -355,6 +355,54 @@ const IN_PLACE: Case[] = [
   },
 ];
 
+// PyTorch's composite ops (core's ops/decompositions.ts): their gradients come from the parts.
+const m34 = signed([3, 4], 100);
+const mask34 = () => mask([true, false, false, true, false, true, false, false, true, true, false, false], [3, 4]);
+const shape26 = () => tensor(new Array<number>(12).fill(0)).reshape([2, 6]);
+const COMPOSITES: Case[] = [
+  { name: 'maskedFill with a number', inputs: [m34], fn: (x) => x.maskedFill(mask34(), 0.5) },
+  { name: 'maskedFill with a 0-dim value tensor (grads to both)', inputs: [x23, given([], [0.7])], fn: (x, v) => x.maskedFill(mask([true, false, true, false, false, true], [2, 3]), v) },
+  { name: 'tril and triu', inputs: [m34], fn: (x) => x.tril(1).mul(x.triu(-1)) },
+  { name: 'split into sizes, joined the other way round', inputs: [m34], fn: (x) => { const [a, b] = x.split([1, 2]); return cat([b!, a!.mul(2)], 0); } },
+  { name: 'chunk and unbind', inputs: [m34], fn: (x) => stack([...x.chunk(2, 1).map((p) => p.sum(1)), x.unbind(1)[3]!], 0) },
+  { name: 'flip and roll', inputs: [m34], fn: (x) => x.flip([0, 1]).mul(x.roll([1, -2], [0, 1])) },
+  { name: 'roll of the flattened tensor', inputs: [m34], fn: (x) => x.roll(5).mul(x) },
+  { name: 'repeat, tile and repeatInterleave', inputs: [signed([2, 3], 101)], fn: (x) => x.repeat([2, 1]).add(x.tile([2, 1])).mul(x.repeatInterleave(2, 0)) },
+  { name: "norm: 'fro', p = 1 over a dim, Infinity (no ties), p = 3", inputs: [m34], fn: (x) => stack([x.norm(), x.norm(1, 1).sum(), x.norm(Infinity), x.norm(3, [0, 1])], 0) },
+  { name: 'linalg.vectorNorm(ord -1.5, dim, keepdim) and dist', inputs: [m34, signed([4], 102)], fn: (x, y) => linalg.vectorNorm(x, -1.5, 1, true).add(x.dist(y)) },
+  { name: 'outer', inputs: [signed([3], 103), signed([4], 104)], fn: (a, b) => a.outer(b) },
+  { name: 'addmm with beta and alpha (input broadcast)', inputs: [signed([4], 105), signed([2, 3], 106), signed([3, 4], 107)], fn: (i, a, b) => i.addmm(a, b, { beta: 0.5, alpha: -2 }) },
+  { name: 'baddbmm (input broadcast)', inputs: [signed([2, 4], 108), signed([2, 2, 3], 109), signed([2, 3, 4], 110)], fn: (i, a, b) => i.baddbmm(a, b, { alpha: 1.5 }) },
+  {
+    name: 'einsum: matrix product, diagonal, three operands',
+    inputs: [signed([3, 3], 111), signed([3, 2], 112), signed([2, 3, 3], 113)],
+    fn: (a, b, w) => einsum('ij,jk->ik', a, b).sum(0).add(einsum('ii->i', a).sum()).add(einsum('i,aij,j->a', a.select(0, 0), w, a.select(1, 1))),
+  },
+  { name: 'einsum with an ellipsis broadcast', inputs: [signed([2, 1, 2, 3], 114), signed([3, 3, 2], 115)], fn: (a, b) => einsum('...ij,...jk->...ik', a, b) },
+  { name: 'lerp with scalar weights on both sides of 0.5 and a tensor weight', inputs: [x23, signed([2, 3], 116), uniform([2, 3], 117, -0.4, 1.4)], fn: (a, b, w) => a.lerp(b, 0.3).add(a.lerp(b, 0.8)).mul(a.lerp(b, w)) },
+  { name: 'addcmul and addcdiv (broadcast)', inputs: [x23, signed([2, 3], 118), signed([3], 119)], fn: (a, b, c) => a.addcmul(b, c, { value: 0.5 }).mul(a.addcdiv(b, c, { value: -2 })) },
+  { name: 'clampMin and clampMax (away from the bounds)', inputs: [clampX], fn: (x) => x.clampMin(-0.5).mul(x.clampMax(0.4)) },
+  { name: 'hypot (broadcast)', inputs: [x23, signed([3], 120)], fn: (a, b) => a.hypot(b) },
+  { name: 'take (repeats and negative indices)', inputs: [m34], fn: (x) => x.take(idx([0, -1, 5, 5], [2, 2])) },
+  { name: 'takeAlongDim (broadcast)', inputs: [m34], fn: (x) => x.takeAlongDim(idx([2, 0], [2, 1]), 0) },
+  { name: 'indexFill with a 0-dim value tensor', inputs: [m34, given([], [0.9])], fn: (x, v) => x.indexFill(1, idx([0, -1], [2]), v) },
+  { name: 'indexCopy: grads to self and source', inputs: [m34, signed([2, 4], 121)], fn: (x, s) => x.indexCopy(0, idx([2, 0], [2]), s).mul(x) },
+  { name: 'indexAdd with alpha and repeated indices', inputs: [m34, signed([3, 4], 122)], fn: (x, s) => x.indexAdd(0, idx([1, 1, 0], [3]), s, { alpha: 0.5 }) },
+  { name: 'viewAs and reshapeAs', inputs: [m34], fn: (x) => x.t().reshapeAs(shape26()).mul(x.viewAs(shape26())) },
+  { name: 'diag of a vector and of a matrix, diagonal, trace', inputs: [signed([3], 123), m34], fn: (v, m) => v.diag(1).sum(0).add(m.diag(-1).sum()).add(m.diagonal(1).sum()).mul(m.trace()) },
+  { name: 'diagonal of a non-contiguous 3-D tensor', inputs: [x234], fn: (x) => x.transpose(0, 2).diagonal(0, 1, 2) },
+  {
+    name: 'in-place maskedFill_, indexAdd_, addcmul_, addcdiv_, indexFill_, indexCopy_ on a non-leaf',
+    inputs: [m34, signed([2, 4], 124)],
+    fn: (x, s) => {
+      const y = x.mul(1);
+      y.maskedFill_(mask34(), 0.5).indexAdd_(0, idx([1, 1], [2]), s, { alpha: 2 }).addcmul_(x, x, { value: 0.25 });
+      y.addcdiv_(x, x.abs().add(1)).indexFill_(1, idx([2], [1]), -1).indexCopy_(0, idx([2, 0], [2]), s.mul(3));
+      return y.mul(x);
+    },
+  },
+];
+
 const GROUPS: Record<string, Case[]> = {
   'unary ops': UNARY,
   'binary ops (broadcasting, scalars, 0-dim)': BINARY,
@@ -367,6 +415,7 @@ const GROUPS: Record<string, Case[]> = {
   'cat, stack, pad': JOINS,
   'softmax and logSoftmax, fused kernels on and off': SOFTMAX,
   'in-place ops on non-leaves': IN_PLACE,
+  "PyTorch's composite ops": COMPOSITES,
 };
 
 // ---- checks ----

@@ -2,7 +2,9 @@
 // input element is read as its exact value, the result is computed in float64 and rounded once
 // into the output's dtype. Reductions and matmul accumulate in float64 whatever `accumulate` asks
 // for: more precise than required, which the suite's tolerances allow.
-import type { ArgReduceOp, BinaryOp, CompareOp, DTypeName, Kernels, RandomSpec, ReduceOp, TensorRef, UnaryOp } from '@core/tensor';
+import type {
+  ArgReduceOp, BinaryOp, CompareOp, CumulativeOp, DTypeName, Kernels, RandomSpec, ReduceOp, ScatterMode, TensorRef, UnaryOp,
+} from '@core/tensor';
 import { philoxWords } from './philox.js';
 import { JsStorage, roundTo } from './values.js';
 
@@ -273,6 +275,77 @@ function scatterAdd(outRef: Ref, dim: number, indexRef: Ref, srcRef: Ref): void 
   for (const [p, v] of sums) O[p] = roundTo(out.dtype, v); // one rounding per element
 }
 
+/** The storage positions of each fibre of a view along `axis`, in order (a 0-dim view is one fibre of one). */
+function fibresOf(ref: Ref, axis: number): number[][] {
+  if (ref.shape.length === 0) return [[ref.offset]];
+  const a = axis < 0 ? axis + ref.shape.length : axis;
+  const fibres: number[][] = [];
+  forEachIndex(ref.shape.map((s, d) => (d === a ? 1 : s)), (idx) => {
+    const base = position(ref, idx);
+    fibres.push(Array.from({ length: ref.shape[a]! }, (_, j) => base + j * ref.strides[a]!));
+  });
+  return fibres;
+}
+
+/** Ascending with NaN the largest (NaNs equal each other, −0 equals +0). */
+function ascending(a: number, b: number): number {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  if (a === b || (Number.isNaN(a) && Number.isNaN(b))) return 0;
+  return Number.isNaN(a) ? 1 : -1;
+}
+
+/** Each fibre's stable order: ties compare by position, so the order is the same in any sort. */
+function argsort(x: Ref, axis: number, descending: boolean, out: Ref): void {
+  const X = x.storage.live('argsort');
+  const O = out.storage.live('argsort');
+  const outFibres = fibresOf(out, axis);
+  fibresOf(x, axis).forEach((fibre, f) => {
+    const order = fibre.map((_, j) => j).sort((i, j) => (descending ? ascending(X[fibre[j]!]!, X[fibre[i]!]!) : ascending(X[fibre[i]!]!, X[fibre[j]!]!)) || i - j);
+    outFibres[f]!.forEach((p, j) => { O[p] = order[j]!; });
+  });
+}
+
+/** Running sums and products in float64 (int32 wrapping like C), each output rounded once. */
+function cumulative(op: CumulativeOp, x: Ref, axis: number, out: Ref): void {
+  const X = x.storage.live(op);
+  const O = out.storage.live(op);
+  const int = out.dtype === 'int32';
+  const outFibres = fibresOf(out, axis);
+  fibresOf(x, axis).forEach((fibre, f) => {
+    let acc = op === 'cumsum' ? 0 : 1;
+    fibre.forEach((p, j) => {
+      const v = X[p]!;
+      acc = op === 'cumsum' ? (int ? (acc + v) | 0 : acc + v) : int ? Math.imul(acc, v) : acc * v;
+      O[outFibres[f]![j]!] = roundTo(out.dtype, acc);
+    });
+  });
+}
+
+const SCATTER: Record<ScatterMode, (current: number, v: number) => number> = {
+  assign: (_current, v) => v,
+  prod: (a, b) => a * b,
+  amax: nanMax,
+  amin: nanMin,
+};
+
+/** In place, contributions in index order (the last of repeated indices wins), each combination rounded on store. */
+function scatter(outRef: Ref, dim: number, indexRef: Ref, srcRef: Ref, mode: ScatterMode): void {
+  const [out, index, src] = [outRef, indexRef, srcRef].map(asVector) as [Ref, Ref, Ref];
+  const d = dim < 0 ? dim + out.shape.length : dim;
+  const O = out.storage.live('scatter');
+  const I = index.storage.live('scatter');
+  const S = src.storage.live('scatter');
+  const combine = mode === 'prod' && out.dtype === 'int32' ? Math.imul : SCATTER[mode];
+  forEachIndex(index.shape, (idx) => {
+    const to = idx.slice();
+    to[d] = I[position(index, idx)]!;
+    checkIndex('scatter', to[d]!, out.shape[d]!);
+    const p = position(out, to);
+    O[p] = roundTo(out.dtype, combine(O[p]!, S[position(src, idx)]!));
+  });
+}
+
 function random(out: Ref, spec: RandomSpec): void {
   const words = philoxWords(spec.key, spec.offset, numel(out.shape));
   const dist = spec.distribution;
@@ -319,4 +392,7 @@ export const JsKernels: Kernels<JsStorage> = {
   gather,
   scatterAdd,
   random,
+  argsort,
+  cumulative,
+  scatter,
 };

@@ -2,8 +2,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { demoArgs, oneOf, positive, Progress } from '@core/example-common';
 import { renderChart } from './chart.js';
-import { Progress } from './progress.js';
 import { train, type AmpMode, type TrainConfig } from './train.js';
 
 const HELP = `train-mnist: trains a classifier on 8,000 real MNIST digits and tests it on 2,000 held-out ones.
@@ -22,27 +22,6 @@ const HELP = `train-mnist: trains a classifier on 8,000 real MNIST digits and te
 A checkpoint (DIR/checkpoint.safetensors) is written after every epoch, replacing the previous one
 atomically: a crash while it is written leaves the previous one whole.
 `;
-
-function positive(name: string, value: string, integer: boolean): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new Error(`--${name} must be a positive ${integer ? 'integer' : 'number'}, got '${value}'`);
-  }
-  return n;
-}
-
-function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) throw new Error(`--${name} must be one of ${allowed.join(', ')}, got '${value}'`);
-  return value as T;
-}
-
-/**
- * The command line's flags. `pnpm demo -- --epochs 3` hands the script a literal `--` first (pnpm
- * passes the separator through), which parseArgs would take as the end of the flags: drop it.
- */
-function demoArgs(argv: readonly string[]): string[] {
-  return argv[0] === '--' ? argv.slice(1) : [...argv];
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -84,7 +63,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const result = await train(config, {
     onNotice: (text) => progress.line(`note: ${text}`),
-    onStep: (s) => progress.update(s.epoch, config.epochs, s.done, s.total, s.loss, s.imagesPerSecond),
+    onStep: (s) => progress.update(`epoch ${s.epoch}/${config.epochs}`, s.done, s.total, `loss ${s.loss.toFixed(4)}  ${s.imagesPerSecond.toFixed(0)} img/s`),
     onEpoch: (e) => progress.line(
       `epoch ${e.epoch}/${config.epochs}  train loss ${e.trainLoss.toFixed(4)}  test accuracy ${(e.testAccuracy * 100).toFixed(2)}%  ` +
         `${e.seconds.toFixed(1)} s  ${e.stepsPerSecond.toFixed(1)} steps/s  ${e.imagesPerSecond.toFixed(0)} img/s  ` +

@@ -6,9 +6,10 @@ import '@core/backend-cuda'; // registers 'cuda' when the addon, a driver and a 
 import { DataLoader, TensorDataset } from '@core/data';
 import { F } from '@core/nn';
 import { AdamW } from '@core/optim';
+import { chooseDevice } from '@core/example-common';
 import {
-  ampConfig, autocast, availableDevices, getBackend, bestDevice, isAvailable, BackendUnavailableError, device as parseDevice, Generator, GradScaler,
-  manualSeed, memoryStats, noGrad, StabilityGuard, type AmpMode, type AutocastOptions, type Device, type Tensor,
+  ampConfig, autocast, getBackend, Generator, GradScaler, manualSeed, memoryStats, noGrad, StabilityGuard,
+  type AmpMode, type AutocastOptions, type Device, type Tensor,
 } from '@core/tensor';
 import { readCheckpoint, saveCheckpoint } from './checkpoint.js';
 import { loadMnist, type MnistSplit } from './mnist.js';
@@ -61,19 +62,6 @@ export interface TrainHooks {
   onStep?(info: { epoch: number; done: number; total: number; loss: number; imagesPerSecond: number }): void;
   onEpoch?(record: EpochRecord): void;
   onNotice?(text: string): void;
-}
-
-/** `--device auto` picks the best available backend; a named one must be available, or we say why not. */
-export async function chooseDevice(flag: string): Promise<Device> {
-  if (flag === 'auto') return bestDevice();
-  const wanted = parseDevice(flag);
-  if (isAvailable(wanted.type)) return wanted; // up already (the cpu): no need to start the other backends
-  const status = (await availableDevices()).find((d) => d.type === wanted.type);
-  if (!status?.available) {
-    const why = status ? status.reason : 'no backend registered for it in this program';
-    throw new BackendUnavailableError(`--device ${flag}: ${wanted.type} is unavailable (${why}); try --device auto or --device cpu`, wanted.type, why);
-  }
-  return wanted;
 }
 
 /** Fraction of `images` the model classifies correctly, in eval mode and without autograd. */

@@ -31,5 +31,13 @@ enum ReduceOp : int {
 enum ArgReduceOp : int {
   A_ARGMAX = 0, A_ARGMIN = 1,
 };
+// CUMULATIVE_OPS
+enum CumulativeOp : int {
+  CU_CUMSUM = 0, CU_CUMPROD = 1,
+};
+// SCATTER_MODES
+enum ScatterMode : int {
+  S_ASSIGN = 0, S_PROD = 1, S_AMAX = 2, S_AMIN = 3,
+};
 
 }  // namespace ck

@@ -63,6 +63,15 @@ struct RandomArgs {
 };
 
 /**
+ * Kernels with one thread per fibre along an axis (cumulative, scatter): the fibre's length, the
+ * target's extent along the axis (scatter's index range) and each Layout operand's stride along it.
+ */
+struct AxisWalk {
+  int64_t length, size;
+  int64_t stride[3];
+};
+
+/**
  * The iteration space of an elementwise launch (out's shape) and up to four operands' strides and
  * offsets over it, in elements. Passed by value: it lives in the kernel's parameter space.
  */

@@ -7,6 +7,7 @@
 #include "matmul.cuh"
 #include "indexing.cuh"
 #include "random.cuh"
+#include "ordering.cuh"
 
 using namespace ck;
 
@@ -92,3 +93,25 @@ CK_MOVES(w4, uint32_t)
 CK_FOR_TYPES(CK_CAST_FROM)
 
 extern "C" __global__ void ck_random(RandomArgs a, void* out) { randomKernel(a, out); }
+
+// Contract 1.3.0: argsort (keys per storage type, one stage kernel), running reductions, scatter.
+#define CK_ORDERING(sfx, T)                                                                                                 \
+  extern "C" __global__ void ck_argsort_keys_##sfx(Layout L, int64_t padded, int64_t n, int descending, int64_t total,     \
+                                                    const T* x, uint32_t* pairs) {                                           \
+    argsortKeysKernel<T>(L, padded, n, descending, total, x, pairs);                                                         \
+  }                                                                                                                          \
+  extern "C" __global__ void ck_scatter_##sfx(Layout L, AxisWalk w, int mode, T* out, const int32_t* index, const T* src) { \
+    scatterKernel<T>(L, w, mode, out, index, src);                                                                           \
+  }
+CK_FOR_TYPES(CK_ORDERING)
+
+extern "C" __global__ void ck_argsort_step(int64_t threads, int64_t padded, int64_t k, int64_t j, int64_t total, uint32_t* pairs) {
+  argsortStepKernel(threads, padded, k, j, total, pairs);
+}
+
+#define CK_CUMULATIVE(sfx, T, A) \
+  extern "C" __global__ void ck_cumulative_##sfx(Layout L, AxisWalk w, int op, const T* x, T* out) { cumulativeKernel<T, A>(L, w, op, x, out); }
+CK_CUMULATIVE(f32, float, float)
+CK_CUMULATIVE(f16, f16, float)
+CK_CUMULATIVE(bf16, bf16, float)
+CK_CUMULATIVE(i32, int32_t, int32_t)

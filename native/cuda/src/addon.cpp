@@ -291,6 +291,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("scatterAdd", Napi::Function::New(env, OP_CALL(d.scatterAdd(ref(env, info[1]), i32(info[2]), ref(env, info[3]), ref(env, info[4])))));
   exports.Set("random", Napi::Function::New(env, OP_CALL(d.random(ref(env, info[1]), (uint32_t)f64(info[2]), (uint32_t)f64(info[3]), (uint64_t)f64(info[4]),
                                                                     i32(info[5]), i32(info[6]), (uint64_t)f64(info[7])))));
+  exports.Set("argsort", Napi::Function::New(env, OP_CALL(d.argsort(ref(env, info[1]), i32(info[2]), info[3].ToBoolean().Value(), ref(env, info[4])))));
+  exports.Set("cumulative", Napi::Function::New(env, OP_CALL(d.cumulative(i32(info[1]), ref(env, info[2]), i32(info[3]), ref(env, info[4])))));
+  exports.Set("scatter", Napi::Function::New(env, OP_CALL(d.scatter(ref(env, info[1]), i32(info[2]), ref(env, info[3]), ref(env, info[4]), i32(info[5])))));
   exports.Set("softmax", Napi::Function::New(env, OP_CALL(d.softmax(ref(env, info[1]), i32(info[2]), ref(env, info[3]), info[4].ToBoolean().Value()))));
   exports.Set("crossEntropy", Napi::Function::New(env, OP_CALL(d.crossEntropy(ref(env, info[1]), ref(env, info[2]), i32(info[3]), (float)f64(info[4]),
                                                                                ref(env, info[5])))));

@@ -109,6 +109,34 @@ ck::Layout indexLayout(const Ref& iter, const Ref& index, const Ref& target, int
   return elementwiseLayout(it, {&index, &t});
 }
 
+Ref axisLast(const Ref& r, int axis) {
+  Ref m = r;
+  int k = 0;
+  for (int d = 0; d < r.ndim; d++) {
+    if (d == axis) continue;
+    m.shape[k] = r.shape[d];
+    m.strides[k++] = r.strides[d];
+  }
+  m.shape[k] = r.shape[axis];
+  m.strides[k] = r.strides[axis];
+  return m;
+}
+
+Ref withoutAxis(const Ref& r, int axis) {
+  Ref m = axisLast(r, axis);
+  m.ndim = r.ndim - 1;
+  return m;
+}
+
+Ref asVector(const Ref& r) {
+  if (r.ndim > 0) return r;
+  Ref v = r;
+  v.ndim = 1;
+  v.shape[0] = 1;
+  v.strides[0] = 1;
+  return v;
+}
+
 LtOperand ltOperand(int64_t rows, int64_t cols, int64_t sR, int64_t sC) {
   const int64_t r1 = std::max<int64_t>(rows, 1), c1 = std::max<int64_t>(cols, 1);
   if ((sC == 1 || cols == 1) && (rows == 1 || sR >= c1)) return {true, false, rows == 1 ? c1 : sR};

@@ -25,6 +25,13 @@ ck::MatmulArgs matmulArgs(const Ref& a, const Ref& b, const Ref& out);
  */
 ck::Layout indexLayout(const Ref& iter, const Ref& index, const Ref& target, int dim, int64_t& dimStride);
 
+/** `r` with `axis` moved last (for kernels that walk fibres along it). */
+Ref axisLast(const Ref& r, int axis);
+/** `r` without `axis`: the space of its fibres along it. */
+Ref withoutAxis(const Ref& r, int axis);
+/** A 0-dim view as the one-element vector it stands for in kernels along an axis. */
+Ref asVector(const Ref& r);
+
 /** A [rows, cols] operand as cuBLASLt's column-major matrix: usable at all, transposed, leading dimension. */
 struct LtOperand {
   bool ok;

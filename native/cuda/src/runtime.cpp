@@ -420,6 +420,78 @@ void DeviceState::random(const Ref& out, uint32_t k0, uint32_t k1, uint64_t offs
   launch("ck_random", {gridFor((a.n + 3) / 4, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, a, p);
 }
 
+// ---- contract 1.3.0: along one axis -------------------------------------------------------
+
+namespace {
+void checkAxis(const Ref& r, int axis, const char* what) {
+  if (axis < 0 || axis >= r.ndim) throw CudaError(std::string("cuda ") + what + ": axis " + std::to_string(axis) + " out of range for rank " + std::to_string(r.ndim));
+}
+}  // namespace
+
+void DeviceState::argsort(const Ref& x0, int axis, bool descending, const Ref& out0) {
+  const Ref x = asVector(x0), out = asVector(out0);
+  checkAxis(x, axis, "argsort");
+  if (out.dtype != ck::I32 || out.ndim != x.ndim) throw CudaError("cuda argsort: out must be int32 with x's shape");
+  const int64_t total = x.numel();
+  if (!total) return;
+  const int64_t n = x.shape[axis];
+  int64_t padded = 1;
+  while (padded < n) padded *= 2;
+  const int64_t all = total / n * padded;
+  makeCurrent();
+  // (key, position) pairs of every fibre, padded to a power of two: keys first, positions after.
+  Ref keys = axisLast(x, axis);
+  keys.shape[keys.ndim - 1] = padded;
+  keys.dtype = ck::I32;
+  keys.offset = 0;
+  int64_t s = 1;
+  for (int d = keys.ndim - 1; d >= 0; d--) { keys.strides[d] = s; s *= keys.shape[d]; }
+  keys.ptr = alloc((size_t)all * 8);
+  Ref xs = axisLast(x, axis);
+  xs.shape[xs.ndim - 1] = padded;  // positions past n are never read
+  const ck::Layout L = elementwiseLayout(keys, {&xs});
+  launch("ck_argsort_keys_" + suffix(x.dtype), {gridFor(all, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, L, padded, n, (int)descending, all, x.ptr, keys.ptr);
+  // One launch per bitonic stage; (key, position) is a total order, so the result is the stable one.
+  for (int64_t k = 2; k <= padded; k *= 2)
+    for (int64_t j = k / 2; j >= 1; j /= 2)
+      launch("ck_argsort_step", {gridFor(all / 2, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, all / 2, padded, k, j, all, keys.ptr);
+  Ref positions = keys;
+  positions.shape[positions.ndim - 1] = n;
+  positions.offset = all;
+  copy(positions, axisLast(out, axis));
+  free(keys.ptr);
+}
+
+void DeviceState::cumulative(int op, const Ref& x0, int axis, const Ref& out0) {
+  const Ref x = asVector(x0), out = asVector(out0);
+  checkAxis(x, axis, "cumulative");
+  if (x.dtype == ck::BOOL || out.dtype != x.dtype) throw CudaError("cuda cumulative: x and out must share a numeric dtype (core casts bool to int32)");
+  if (!x.numel()) return;
+  const ck::AxisWalk w{x.shape[axis], x.shape[axis], {out.strides[axis], x.strides[axis], 0}};
+  const Ref xf = withoutAxis(x, axis), of = withoutAxis(out, axis);
+  const ck::Layout L = elementwiseLayout(of, {&xf});
+  makeCurrent();
+  launch("ck_cumulative_" + suffix(x.dtype), {gridFor(L.numel, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, L, w, op, x.ptr, out.ptr);
+}
+
+void DeviceState::scatter(const Ref& out0, int dim, const Ref& index0, const Ref& src0, int mode) {
+  if (!index0.numel()) return;
+  // PyTorch lets 0-dim tensors stand for 1-element vectors when nothing has rank above 1.
+  const bool vectors = out0.ndim <= 1 && index0.ndim <= 1 && src0.ndim <= 1;
+  const Ref out = vectors ? asVector(out0) : out0, index = vectors ? asVector(index0) : index0, src = vectors ? asVector(src0) : src0;
+  checkAxis(out, dim, "scatter");
+  if (index.ndim != out.ndim || src.ndim != out.ndim) throw CudaError("cuda scatter: index and src must have out's rank");
+  if (index.dtype != ck::I32 || src.dtype != out.dtype) throw CudaError("cuda scatter: index must be int32 and src of out's dtype");
+  const ck::AxisWalk w{index.shape[dim], out.shape[dim], {out.strides[dim], index.strides[dim], src.strides[dim]}};
+  // Out and src walked over index's other dims.
+  const Ref idx = withoutAxis(index, dim);
+  Ref of = withoutAxis(out, dim), sf = withoutAxis(src, dim);
+  for (int d = 0; d < idx.ndim; d++) of.shape[d] = sf.shape[d] = idx.shape[d];
+  const ck::Layout L = elementwiseLayout(of, {&idx, &sf});
+  makeCurrent();
+  launch("ck_scatter_" + suffix(out.dtype), {gridFor(L.numel, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, L, w, mode, out.ptr, index.ptr, src.ptr);
+}
+
 // ---- fused --------------------------------------------------------------------------------
 
 void DeviceState::softmax(const Ref& x, int dim, const Ref& out, bool logMode) {

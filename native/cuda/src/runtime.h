@@ -80,6 +80,9 @@ class DeviceState {
   void gather(const Ref& x, int dim, const Ref& index, const Ref& out);
   void scatterAdd(const Ref& out, int dim, const Ref& index, const Ref& src);
   void random(const Ref& out, uint32_t k0, uint32_t k1, uint64_t offset, int kind, int32_t low, uint64_t range);
+  void argsort(const Ref& x, int axis, bool descending, const Ref& out);
+  void cumulative(int op, const Ref& x, int axis, const Ref& out);
+  void scatter(const Ref& out, int dim, const Ref& index, const Ref& src, int mode);
   // Fused.
   void softmax(const Ref& x, int dim, const Ref& out, bool logMode);
   void crossEntropy(const Ref& x, const Ref& target, int32_t ignoreIndex, float labelSmoothing, const Ref& out);

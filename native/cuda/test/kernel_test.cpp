@@ -576,6 +576,88 @@ static void testIndexingAndRandom() {
   check(rints[1] == -5 + (int32_t)(((uint64_t)w[1] * 10) >> 32), "randint: low + floor(bits·range / 2^32)");
 }
 
+/** The contract 1.3.0 kernels against host references: a stable sort, running values, scatter in index order. */
+static void testAlongAxis() {
+  // argsort of x [3, 37] (fibres not a power of two long) along dim 1, read through a transposed view:
+  // ties, NaN and both zeros; the stable order with NaN as the largest value, both directions.
+  const int R = 3, C = 37;
+  std::vector<float> x(R * C);
+  for (int i = 0; i < R * C; i++) x[i] = i % 11 == 0 ? NAN : i % 7 == 0 ? (i % 2 ? -0.f : 0.f) : (float)((i * 5) % 9) - 4.f;
+  const rt::Ref rx = refOf(x, ck::F32, {R, C}, {1, R});  // stored [C, R]
+  for (int descending = 0; descending < 2; descending++) {
+    int64_t padded = 1;
+    while (padded < C) padded *= 2;
+    const int64_t all = R * padded;
+    std::vector<uint32_t> pairs(2 * all);
+    rt::Ref keys = refOf(pairs, ck::I32, {R, padded}, {padded, 1}), xs = rt::axisLast(rx, 1);
+    xs.shape[1] = padded;
+    emu::launch(dim3(2), dim3(64), ck_argsort_keys_f32, rt::elementwiseLayout(keys, {&xs}), padded, (int64_t)C, descending, all, at<float>(rx), atMut<uint32_t>(keys));
+    for (int64_t k = 2; k <= padded; k *= 2)
+      for (int64_t j = k / 2; j >= 1; j /= 2) emu::launch(dim3(2), dim3(64), ck_argsort_step, all / 2, padded, k, j, all, pairs.data());
+    bool ok = true;
+    for (int r = 0; r < R; r++) {
+      std::vector<int> order(C);
+      for (int j = 0; j < C; j++) order[j] = j;
+      auto key = [&](int j) { double v = x[j * R + r]; return std::isnan(v) ? INFINITY : v; };
+      auto nan = [&](int j) { return std::isnan(x[j * R + r]); };
+      std::stable_sort(order.begin(), order.end(), [&](int p, int q) {
+        if (nan(p) != nan(q)) return descending ? nan(p) : nan(q);
+        return descending ? key(p) > key(q) : key(p) < key(q);
+      });
+      for (int j = 0; j < C; j++) ok = ok && pairs[all + r * padded + j] == (uint32_t)order[j];
+    }
+    check(ok, descending ? "argsort f32 descending: the stable order, NaN first" : "argsort f32 ascending: the stable order, NaN last, −0 = +0");
+  }
+
+  // cumsum f16 of [2, 300] along dim 0 of a transposed view: f32 accumulation, each output rounded once.
+  std::vector<f16> h(600), hout(600);
+  for (int i = 0; i < 600; i++) h[i] = fromD<f16>(std::sin(i * 0.37) * 4);
+  const rt::Ref rh = refOf(h, ck::F16, {300, 2}, {1, 300}), rho = refOf(hout, ck::F16, {300, 2}, {2, 1});
+  AxisWalk w{300, 300, {rho.strides[0], rh.strides[0], 0}};
+  const rt::Ref hf = rt::withoutAxis(rh, 0), of = rt::withoutAxis(rho, 0);
+  emu::launch(dim3(1), dim3(32), ck_cumulative_f16, rt::elementwiseLayout(of, {&hf}), w, (int)CU_CUMSUM, at<f16>(rh), atMut<f16>(rho));
+  std::vector<double> want(600);
+  for (int c = 0; c < 2; c++) {
+    float acc = 0;
+    for (int r = 0; r < 300; r++) want[r * 2 + c] = roundRef<f16>(acc = acc + (float)toF(h[c * 300 + r]));
+  }
+  checkAll(hout, want, 0, 0, "cumsum f16 along a strided dim (f32 running value, one rounding per output)");
+  // cumprod int32 wraps like C.
+  std::vector<int32_t> xi = {65536, 65536, 3, -1}, oi(4);
+  const rt::Ref ri = refOf(xi, ck::I32, {4}, {1}), roi = refOf(oi, ck::I32, {4}, {1});
+  const rt::Ref fi = rt::withoutAxis(ri, 0), foi = rt::withoutAxis(roi, 0);
+  emu::launch(dim3(1), dim3(32), ck_cumulative_i32, rt::elementwiseLayout(foi, {&fi}), AxisWalk{4, 4, {1, 1, 0}}, (int)CU_CUMPROD, at<int32_t>(ri), atMut<int32_t>(roi));
+  check(oi[0] == 65536 && oi[1] == 0 && oi[2] == 0 && oi[3] == 0, "cumprod int32 wraps");
+
+  // scatter along dim 1 of out [2, 4] with repeated indices and one out of range (skipped).
+  std::vector<int32_t> index = {1, 1, 3, 9, 0, 2, 2, -1};
+  std::vector<float> src = {1, 2, 3, 4, 5, NAN, 7, 8};
+  const struct { int mode; std::vector<float> want; const char* what; } cases[] = {
+    {S_ASSIGN, {10, 2, 12, 3, 5, 14, 7, 16}, "scatter assign: the last of repeated indices wins, out of range skipped"},
+    {S_PROD, {10, 22, 12, 39, 70, 14, NAN, 16}, "scatter prod in index order"},
+    {S_AMAX, {10, 11, 12, 13, 14, 14, NAN, 16}, "scatter amax: NaN wins"},
+  };
+  for (const auto& c : cases) {
+    std::vector<float> out = {10, 11, 12, 13, 14, 14, 15, 16};
+    const rt::Ref ro = refOf(out, ck::F32, {2, 4}, {4, 1}), rix = refOf(index, ck::I32, {2, 4}, {4, 1}), rs = refOf(src, ck::F32, {2, 4}, {4, 1});
+    const rt::Ref idx = rt::withoutAxis(rix, 1), sf = rt::withoutAxis(rs, 1);
+    rt::Ref ofs = rt::withoutAxis(ro, 1);
+    emu::launch(dim3(1), dim3(32), ck_scatter_f32, rt::elementwiseLayout(ofs, {&idx, &sf}), AxisWalk{4, 4, {1, 1, 1}}, c.mode, atMut<float>(ro), at<int32_t>(rix), at<float>(rs));
+    std::vector<double> want(c.want.begin(), c.want.end());
+    checkAll(out, want, 0, 0, c.what);
+  }
+  // bf16 products round at every step, as the contract says.
+  std::vector<bf16> b = {fromD<bf16>(1.0)}, bs = {fromD<bf16>(1.0078125), fromD<bf16>(1.0078125), fromD<bf16>(1.0078125)};
+  std::vector<int32_t> b0 = {0, 0, 0};
+  const rt::Ref rb = refOf(b, ck::BF16, {1}, {1}), rbi = refOf(b0, ck::I32, {3}, {1}), rbs = refOf(bs, ck::BF16, {3}, {1});
+  const rt::Ref bi = rt::withoutAxis(rbi, 0), bsf = rt::withoutAxis(rbs, 0);
+  rt::Ref bo = rt::withoutAxis(rb, 0);
+  emu::launch(dim3(1), dim3(32), ck_scatter_bf16, rt::elementwiseLayout(bo, {&bi, &bsf}), AxisWalk{3, 1, {1, 1, 1}}, (int)S_PROD, atMut<bf16>(rb), at<int32_t>(rbi), at<bf16>(rbs));
+  double step = 1;
+  for (int k = 0; k < 3; k++) step = roundRef<bf16>(step * 1.0078125);
+  checkAll(b, std::vector<double>{step}, 0, 0, "scatter prod bf16: each combination rounded on store");
+}
+
 /** A kernel whose barrier is skipped by some threads must be reported, not silently run. */
 __global__ void divergentKernel(int* out) {
   if (threadIdx.x < 3) __syncthreads();
@@ -702,6 +784,7 @@ int main() {
   testAddcmul<f16>("f16 (f32 math, one rounding)");
   testAddcmul<bf16>("bf16 (f32 math, one rounding)");
   testIndexingAndRandom();
+  testAlongAxis();
   printf("kernel tests (CPU emulation): %d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -64,6 +64,10 @@ export class CpuStorage {
   /** GC accounting for wasm-heap bytes (see WasmHeap.takeBallast); dropped on release. */
   private ballast: unknown;
 
+  /** A storage of `numel` elements of `dtype` in a plain host array, zeroed. */
+  constructor(dtype: DTypeName, numel: number);
+  /** @internal In the backend's wasm heap when it has room, else a plain host array. */
+  constructor(dtype: DTypeName, numel: number, heap?: WasmHeap);
   constructor(dtype: DTypeName, numel: number, heap?: WasmHeap) {
     this.dtype = dtype;
     this.numel = numel;

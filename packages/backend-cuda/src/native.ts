@@ -103,6 +103,9 @@ export interface CudaAddon {
   gather(device: number, x: NativeRef, dim: number, index: NativeRef, out: NativeRef): void;
   scatterAdd(device: number, out: NativeRef, dim: number, index: NativeRef, src: NativeRef): void;
   random(device: number, out: NativeRef, key0: number, key1: number, offset: number, kind: number, low: number, range: number): void;
+  argsort(device: number, x: NativeRef, axis: number, descending: boolean, out: NativeRef): void;
+  cumulative(device: number, op: number, x: NativeRef, axis: number, out: NativeRef): void;
+  scatter(device: number, out: NativeRef, dim: number, index: NativeRef, src: NativeRef, mode: number): void;
   softmax(device: number, x: NativeRef, dim: number, out: NativeRef, log: boolean): void;
   crossEntropy(device: number, x: NativeRef, target: NativeRef, ignoreIndex: number, labelSmoothing: number, out: NativeRef): void;
   unscaleAndCheck(device: number, grads: readonly NativeRef[], foundInf: NativeRef, invScale: NativeRef): void;

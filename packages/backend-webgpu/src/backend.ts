@@ -1,19 +1,20 @@
 import type { Backend, Capabilities, DTypeName, DTypeSupport, HostArray, MemoryStats, WriteHint } from '@core/tensor';
 import { acquireDevice, type AcquireOptions, type AcquiredDevice } from './device.js';
+import type { WebGPUType } from './gpu-types.js';
 import { WebGPUBufferLimitError } from './errors.js';
 import { createKernels, type KernelContext } from './kernels.js';
 import { Runtime } from './runtime.js';
 import { deviceItemSize, sizeClass, WebGPUStorage } from './storage.js';
 import type { ShaderEnv } from './wgsl/gen.js';
 
-const IMPLEMENTS_CONTRACT = '1.2.0';
+const IMPLEMENTS_CONTRACT = '1.3.0';
 const FULL: DTypeSupport = { storage: true, compute: true };
 const DTYPES: readonly DTypeName[] = ['float32', 'float16', 'bfloat16', 'int32', 'bool'];
 
 /** Options of {@link createWebGPUBackend}. */
 export interface WebGPUBackendOptions extends AcquireOptions {
   /** Use this device instead of requesting one (its features decide the float16 layout). */
-  readonly device?: GPUDevice;
+  readonly device?: WebGPUType<'GPUDevice'>;
 }
 
 /** Counters of a WebGPU backend, for tests and profiling. */
@@ -33,7 +34,7 @@ export interface WebGPUStats {
 /** What a WebGPU backend adds to the contract: the device and how it was set up. */
 export interface WebGPUBackend extends Backend<WebGPUStorage> {
   /** The GPU device every storage and kernel of this backend lives on. */
-  readonly device: GPUDevice;
+  readonly device: WebGPUType<'GPUDevice'>;
   /** float16 is stored as array<f16> (true) or packed two per u32 (false). */
   readonly shaderF16: boolean;
   /** Adapter description and where WebGPU came from. */

@@ -1,14 +1,21 @@
 // Finding a GPU: `navigator.gpu` where the platform has one (browsers, Deno), else the `webgpu`
 // npm package (Dawn) in Node, chosen at run time. A missing implementation or adapter is an error
 // with the reason and, in Node, the hint to install a Vulkan driver.
+//
+// Dawn prints what it meets while looking for adapters (no Vulkan loader, no driver, clamped
+// limits) from native code straight to the process's stderr, where no JavaScript can catch it. So
+// in Node the first look is a quiet probe: a child process asks Dawn for an adapter with its stderr
+// piped back; when it finds none, the backend is unavailable with Dawn's messages as the reason, and
+// this process never loads Vulkan. CORE_WEBGPU_DEBUG=1 skips the probe: Dawn then prints here.
 import { WebGPUUnavailableError } from './errors.js';
+import type { PowerPreference, WebGPUType } from './gpu-types.js';
 
 /** A device requested by {@link acquireDevice}, with what is known about it. */
 export interface AcquiredDevice {
   /** The device, created with `shader-f16` when available and the adapter's buffer limits. */
-  readonly device: GPUDevice;
+  readonly device: WebGPUType<'GPUDevice'>;
   /** The adapter it came from. */
-  readonly adapter: GPUAdapter;
+  readonly adapter: WebGPUType<'GPUAdapter'>;
   /** Where the device came from: 'navigator.gpu' or 'webgpu (Dawn)'. */
   readonly source: string;
   /** The adapter has `shader-f16` and the device was created with it. */
@@ -20,11 +27,11 @@ export interface AcquiredDevice {
 /** How {@link acquireDevice} finds its GPU. */
 export interface AcquireOptions {
   /** Use this GPU object (a `navigator.gpu`, or `create([...])` of the `webgpu` package) instead of looking for one. */
-  readonly gpu?: GPU;
+  readonly gpu?: WebGPUType<'GPU'>;
   /** Do not request `shader-f16` even when the adapter has it (tests the packed float16 path). */
   readonly disableShaderF16?: boolean;
   /** Passed to `requestAdapter()`. */
-  readonly powerPreference?: GPUPowerPreference;
+  readonly powerPreference?: PowerPreference;
 }
 
 /** What to do when Node has no WebGPU adapter (part of the error messages). */
@@ -33,6 +40,11 @@ export const NODE_INSTALL_HINT =
   'bookworm-backports) and point VK_ICD_FILENAMES at its ICD json, e.g. /usr/share/vulkan/icd.d/lvp_icd.json';
 
 type Dawn = { create(flags: string[]): GPU; globals: Record<string, unknown> };
+
+/** The environment variable that lets Dawn print its native messages in this process (`CORE_WEBGPU_DEBUG=1`). */
+const WEBGPU_DEBUG_ENV = 'CORE_WEBGPU_DEBUG';
+
+const DAWN_SOURCE = 'webgpu (Dawn)';
 
 let dawnGpu: GPU | null = null;
 
@@ -61,7 +73,7 @@ function isNode(): boolean {
 /** A WebGPU entry point and where it came from. */
 export interface FoundGpu {
   /** The `GPU` object (`navigator.gpu`, or Dawn's). */
-  readonly gpu: GPU;
+  readonly gpu: WebGPUType<'GPU'>;
   /** 'navigator.gpu' or 'webgpu (Dawn)'. */
   readonly source: string;
 }
@@ -70,16 +82,23 @@ export interface FoundGpu {
 export async function findGpu(): Promise<FoundGpu> {
   const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
   if (nav?.gpu) return { gpu: nav.gpu, source: 'navigator.gpu' };
-  if (isNode()) return { gpu: await nodeGpu(), source: 'webgpu (Dawn)' };
+  if (isNode()) return { gpu: await nodeGpu(), source: DAWN_SOURCE };
   throw new WebGPUUnavailableError('no WebGPU implementation: navigator.gpu is absent (use a browser with WebGPU enabled, or Node with the webgpu package)');
 }
 
 /** Request an adapter and a device with the features and limits this backend uses. */
 export async function acquireDevice(options: AcquireOptions = {}): Promise<AcquiredDevice> {
   const { gpu, source } = options.gpu ? { gpu: options.gpu, source: 'given GPU' } : await findGpu();
+  if (source === DAWN_SOURCE && !debugging()) {
+    const probe = await (dawnProbe ??= probeDawn());
+    if (probe?.adapter === false) {
+      const said = probe.messages ? ` (Dawn: ${probe.messages})` : '';
+      throw new WebGPUUnavailableError(`no WebGPU adapter: ${source} found none${said}; ${NODE_INSTALL_HINT}; ${WEBGPU_DEBUG_ENV}=1 shows Dawn's own output`);
+    }
+  }
   const adapter = await gpu.requestAdapter(options.powerPreference ? { powerPreference: options.powerPreference } : {});
   if (!adapter) {
-    const hint = source === 'webgpu (Dawn)' ? `; ${NODE_INSTALL_HINT}` : '';
+    const hint = source === DAWN_SOURCE ? `; ${NODE_INSTALL_HINT}` : '';
     throw new WebGPUUnavailableError(`no WebGPU adapter: ${source} returned null from requestAdapter()${hint}`);
   }
   const shaderF16 = adapter.features.has('shader-f16') && !options.disableShaderF16;
@@ -99,4 +118,75 @@ export async function acquireDevice(options: AcquireOptions = {}): Promise<Acqui
   const info = (adapter as { info?: GPUAdapterInfo }).info;
   const description = [info?.vendor, info?.architecture, info?.device, info?.description].filter((s) => s).join(' ') || 'unknown adapter';
   return { device, adapter, source, shaderF16, description };
+}
+
+// ---- the quiet probe (Node) ----
+
+function debugging(): boolean {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  const value = env?.[WEBGPU_DEBUG_ENV];
+  return value !== undefined && value !== '' && value !== '0';
+}
+
+/** What the probe saw: whether Dawn found an adapter, and what Dawn printed, on one line. */
+interface DawnProbe {
+  readonly adapter: boolean;
+  readonly messages: string;
+}
+
+/** One probe per process: the answer does not change while it runs. */
+let dawnProbe: Promise<DawnProbe | null> | undefined;
+
+// Run by `node --input-type=module -e`, with the `webgpu` package's URL as its argument.
+const PROBE_SCRIPT = [
+  'const { create } = await import(process.argv[1]);',
+  'const adapter = await create([]).requestAdapter();',
+  'process.stdout.write(JSON.stringify({ adapter: adapter !== null }));',
+  'process.exit(0);',
+].join('\n');
+
+// Node built-ins through specifiers bundlers do not follow (this path runs in Node only).
+const NODE_CHILD_PROCESS = 'node:child_process';
+const NODE_MODULE = 'node:module';
+const NODE_URL = 'node:url';
+
+/**
+ * Ask Dawn for an adapter in a child process, Dawn's stderr piped here. Null when the probe itself
+ * could not run or answer (then the adapter is requested in this process, as without the probe).
+ */
+async function probeDawn(): Promise<DawnProbe | null> {
+  try {
+    const [{ spawn }, { createRequire }, { pathToFileURL }] = await Promise.all([
+      import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_CHILD_PROCESS) as Promise<typeof import('node:child_process')>,
+      import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_MODULE) as Promise<typeof import('node:module')>,
+      import(/* webpackIgnore: true */ /* @vite-ignore */ NODE_URL) as Promise<typeof import('node:url')>,
+    ]);
+    // `webgpu` as this module resolves it: from its URL in the ESM build, through `require` in the CommonJS one.
+    const here = (import.meta as { url?: string }).url;
+    const entry = here ? createRequire(here).resolve('webgpu') : require.resolve('webgpu');
+    const child = spawn(process.execPath, ['--input-type=module', '-e', PROBE_SCRIPT, pathToFileURL(entry).href], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+      windowsHide: true,
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('error', () => resolve(null));
+      child.on('close', resolve);
+    });
+    const answer = code === 0 ? (JSON.parse(out) as { adapter?: unknown }) : null;
+    return typeof answer?.adapter === 'boolean' ? { adapter: answer.adapter, messages: oneLine(err) } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Dawn's messages on one line: severity prefixes and source locations dropped, repeats once. */
+function oneLine(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('at '));
+  const text = [...new Set(lines.map((l) => l.replace(/^(Warning|Error|Info): /, '')))].join('; ');
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }

@@ -2,7 +2,8 @@
 // and caches) a pipeline keyed by a small description (op, dtypes, layouts), packs shapes,
 // strides and offsets into the dispatch's parameter slot and queues the dispatch: nothing waits.
 import type {
-  AdamSpec, ArgReduceOp, BinaryOp, CompareOp, CrossEntropySpec, DTypeName, FusedKernels, Kernels, RandomSpec, ReduceOp, TensorRef, UnaryOp,
+  AdamSpec, ArgReduceOp, BinaryOp, CompareOp, CrossEntropySpec, CumulativeOp, DTypeName, FusedKernels, Kernels, RandomSpec, ReduceOp,
+  ScatterMode, TensorRef, UnaryOp,
 } from '@core/tensor';
 import { float32ToBFloat16Bits, float32ToFloat16Bits } from '@core/tensor';
 import type { KernelSource, Runtime } from './runtime.js';
@@ -541,19 +542,25 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     elementwiseOver('gather', index.shape, [X, I], [xz, I.strides], out, out.strides, stmt, [X.strides[d]!, x.shape[d]!]);
   }
 
+  /** scatterAdd's and scatter's operands after their checks (index and src detached from out), or null for an empty index. */
+  function scatterOperands(what: string, outRef: Ref, dim: number, indexRef: Ref, srcRef: Ref): { out: Ref; d: number; index: Ref; src: Ref } | null {
+    const [out, index, src] = asVectors([outRef, indexRef, srcRef]) as [Ref, Ref, Ref];
+    const d = normalizeAxis(dim, out.shape.length, what);
+    checkIndex(what, out, d, index, src, 'src');
+    checkDType(what, 'src', src, out.dtype);
+    if (sizeOf(index.shape) === 0) return null;
+    return { out, d, index: detach(index, out), src: detach(src, out) };
+  }
+
   /**
    * scatterAdd, deterministic: one thread per element of out's region (index's shape with dim's
    * size replaced by out's), summing the matching src elements in index order, so duplicates add
    * in the same order as on the cpu backend (f32 accumulators for half types, rounded once).
    */
   function scatterAdd(outRef: Ref, dim: number, indexRef: Ref, srcRef: Ref): void {
-    const [out, index0, src0] = asVectors([outRef, indexRef, srcRef]) as [Ref, Ref, Ref];
-    const d = normalizeAxis(dim, out.shape.length, 'scatterAdd');
-    checkIndex('scatterAdd', out, d, index0, src0, 'src');
-    checkDType('scatterAdd', 'src', src0, out.dtype);
-    if (sizeOf(index0.shape) === 0) return;
-    const index = detach(index0, out);
-    const src = detach(src0, out);
+    const operands = scatterOperands('scatterAdd', outRef, dim, indexRef, srcRef);
+    if (operands === null) return;
+    const { out, d, index, src } = operands;
     const region = index.shape.map((s, k) => (k === d ? out.shape[d]! : s));
     const zero = (strides: readonly number[]) => strides.map((s, k) => (k === d ? 0 : s));
     const vt = valueType(out.dtype);
@@ -589,6 +596,145 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     const { params } = rawWalkParams(region, [zero(index.strides), zero(src.strides), out.strides], [index.offset, src.offset, out.offset],
       [index.shape[d]!, index.strides[d]!, src.strides[d]!, d], 'scatterAdd');
     rt.dispatch(kernel, [index.storage.buffer, src.storage.buffer, out.storage.buffer], params, groupsFor(sizeOf(region)));
+  }
+
+  /** The dims of `ref` but `axis`: their sizes and `ref`'s strides, for kernels with one thread per fibre along `axis`. */
+  function besides(ref: Ref, axis: number): { shape: number[]; strides: number[] } {
+    const dims = ref.shape.map((_, d) => d).filter((d) => d !== axis);
+    return { shape: dims.map((d) => ref.shape[d]!), strides: dims.map((d) => ref.strides[d]!) };
+  }
+
+  /** A 0-dim view as the one-element vector it stands for in the kernels along an axis. */
+  const asVector = (r: Ref): Ref => (r.shape.length === 0 ? { ...r, shape: [1], strides: [1] } : r);
+
+  /**
+   * argsort (contract 1.3.0): every fibre sorted at once by a bitonic network over a [fibres, P]
+   * buffer of (key, position) pairs, P the fibre length rounded up to a power of two. One dispatch
+   * writes the keys (f_key's order-preserving bits with NaN as the largest and both zeros equal,
+   * int32 with the sign bit flipped, all inverted for descending; padding gets the largest key and
+   * a position past the end, so it sorts last), then one dispatch per bitonic stage compares and
+   * swaps pairs by (key, position): a total order, so the result is the stable order whatever the
+   * network, the same as the cpu backend's. A copy writes the positions into out. There are
+   * log2(P)·(log2(P) + 1)/2 stages (55 for rows up to 1024, 78 up to 4096), each of fibres·P/2
+   * threads; rows of any length take the same path.
+   */
+  function argsort(x0: Ref, axis: number, descending: boolean, out0: Ref): void {
+    checkShape('argsort', 'out', out0, x0.shape);
+    checkDType('argsort', 'out', out0, 'int32');
+    const a = normalizeAxis(axis, x0.shape.length, 'argsort');
+    const [x, out] = [asVector(x0), asVector(out0)];
+    const total = sizeOf(x.shape);
+    if (total === 0) return;
+    const n = x.shape[a]!;
+    const padded = 2 ** Math.ceil(Math.log2(n));
+    const fibres = total / n;
+    const pairs = ctx.temp('int32', 2 * fibres * padded);
+    const xs = besides(x, a);
+    const space = [...xs.shape, padded];
+    const pairRef: Ref = { storage: pairs, dtype: 'int32', shape: space, strides: contiguousStrides(space), offset: 0 };
+    const key = valueType(x.dtype) === 'f32' ? 'select(f_key(v), 0xffffffffu, is_nan(v))' : '(bitcast<u32>(v) ^ 0x80000000u)';
+    const setup = `
+  let j = i % P[eb];
+  var key = 0xffffffffu;
+  if (j < P[eb + 1u]) {
+    let v = a0_ld(pos0);
+    key = ${key};
+    if (P[eb + 2u] != 0u) { key = ~key; }
+  }
+  o_wraw(i, key);
+  o_wraw(P[eb + 3u] + i, j);`;
+    elementwiseOver('argsort-keys', space, [x], [[...xs.strides, x.strides[a]!]], pairRef, pairRef.strides, setup, [padded, n, descending ? 1 : 0, fibres * padded]);
+    const step: KernelSource = {
+      key: 'argsort-step',
+      bindings: ['w'],
+      source: () => shader(env, [{ name: 'o', dtype: 'int32', access: 'w' }], `${MAIN_SIGNATURE} {${THREAD_INDEX}
+  let len = P[1];
+  let k = P[2];
+  let j = P[3];
+  let f = i / (len / 2u);
+  let q = i % (len / 2u);
+  let at = (q / j) * 2u * j + (q % j);
+  let lo = f * len + at;
+  let hi = lo + j;
+  let kl = o_raw(lo);
+  let kh = o_raw(hi);
+  let il = o_raw(P[4] + lo);
+  let ih = o_raw(P[4] + hi);
+  let greater = kl > kh || (kl == kh && il > ih);
+  if (greater == ((at & k) == 0u)) {
+    o_wraw(lo, kh);
+    o_wraw(hi, kl);
+    o_wraw(P[4] + lo, ih);
+    o_wraw(P[4] + hi, il);
+  }
+}`),
+    };
+    const threads = (fibres * padded) / 2;
+    for (let k = 2; k <= padded; k *= 2) {
+      for (let j = k / 2; j >= 1; j /= 2) rt.dispatch(step, [pairs.buffer], Uint32Array.from([threads, padded, k, j, fibres * padded]), groupsFor(threads));
+    }
+    const positions: Ref = { storage: pairs, dtype: 'int32', shape: [...xs.shape, n], strides: pairRef.strides, offset: fibres * padded };
+    const os = besides(out, a);
+    copy(positions, { ...out, shape: [...os.shape, n], strides: [...os.strides, out.strides[a]!] });
+  }
+
+  /**
+   * cumsum / cumprod (contract 1.3.0): one thread per fibre along `axis` runs it in index order,
+   * the running value in f32 or i32 (wrapping), each output converted once on store: the cpu
+   * backend's arithmetic, step for step. Fibres run in parallel; one very long fibre runs on one
+   * thread.
+   */
+  function cumulative(op: CumulativeOp, x0: Ref, axis: number, out0: Ref, accumulate: DTypeName): void {
+    checkShape(op, 'out', out0, x0.shape);
+    checkDType(op, 'out', out0, x0.dtype);
+    if (accumulate !== 'float32' && accumulate !== 'int32') throw new TypeError(`webgpu ${op}: cannot accumulate in ${accumulate}`);
+    const a = normalizeAxis(axis, x0.shape.length, op);
+    const [x, out] = [asVector(detach(x0, out0)), asVector(out0)];
+    if (sizeOf(x.shape) === 0) return;
+    const float = valueType(accumulate) === 'f32';
+    const sum = op === 'cumsum';
+    const stmt = `
+  let L = P[eb];
+  var acc = ${sum ? (float ? '0.0' : '0i') : float ? '1.0' : '1i'};
+  for (var j = 0u; j < L; j = j + 1u) {
+    let v = ${convert('a0_ld(pos0 + j * P[eb + 1u])', x.dtype, accumulate)};
+    acc = acc ${sum ? '+' : '*'} v;
+    o_st(pos1 + j * P[eb + 2u], ${convert('acc', accumulate, out.dtype)});
+  }`;
+    const xs = besides(x, a);
+    elementwiseOver(`cumulative:${op}:${accumulate}`, xs.shape, [x], [xs.strides], out, besides(out, a).strides, stmt, [x.shape[a]!, x.strides[a]!, out.strides[a]!]);
+  }
+
+  /**
+   * scatter (contract 1.3.0), deterministic and without atomics: one thread per fibre of index
+   * along `dim` applies that fibre's contributions in order (only it touches those elements of out),
+   * each combination computed in f32 (i32 for int32 and bool) and rounded on store. Indices out of
+   * range are skipped.
+   */
+  function scatter(outRef: Ref, dim: number, indexRef: Ref, srcRef: Ref, mode: ScatterMode): void {
+    const operands = scatterOperands('scatter', outRef, dim, indexRef, srcRef);
+    if (operands === null) return;
+    const { out, d, index, src } = operands;
+    const float = valueType(out.dtype) === 'f32';
+    const combine = {
+      assign: 'v',
+      prod: 'cur * v',
+      amax: float ? 'max_f(cur, v)' : 'max(cur, v)',
+      amin: float ? 'min_f(cur, v)' : 'min(cur, v)',
+    }[mode];
+    const stmt = `
+  let L = P[eb];
+  for (var j = 0u; j < L; j = j + 1u) {
+    let at = a0_ld(pos0 + j * P[eb + 2u]);
+    if (at < 0i || u32(at) >= P[eb + 1u]) { continue; }
+    let p = pos2 + u32(at) * P[eb + 4u];
+    let cur = o_ld(p);
+    let v = a1_ld(pos1 + j * P[eb + 3u]);
+    o_st(p, ${combine});
+  }`;
+    const is = besides(index, d);
+    elementwiseOver(`scatter:${mode}`, is.shape, [index, src], [is.strides, besides(src, d).strides], out, besides(out, d).strides, stmt,
+      [index.shape[d]!, out.shape[d]!, index.strides[d]!, src.strides[d]!, out.strides[d]!]);
   }
 
   function random(out: Ref, spec: RandomSpec): void {
@@ -845,7 +991,9 @@ ${MAIN_SIGNATURE} {${THREAD_INDEX}
     elementwise(what, [x, t1, t2], out, stmt, [0]);
   }
 
-  const kernels: Kernels<WebGPUStorage> = { unary, binary, compare, where, cast, copy, fill, reduce, argReduce, matmul, gather, scatterAdd, random };
+  const kernels: Kernels<WebGPUStorage> = {
+    unary, binary, compare, where, cast, copy, fill, reduce, argReduce, matmul, gather, scatterAdd, random, argsort, cumulative, scatter,
+  };
   const fused: FusedKernels<WebGPUStorage> = {
     softmax: (x, dim, out) => softmaxLike('softmax', x, dim, out),
     logSoftmax: (x, dim, out) => softmaxLike('logSoftmax', x, dim, out),

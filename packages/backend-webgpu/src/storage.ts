@@ -9,6 +9,7 @@
 // Buffer sizes are rounded up to a size class (≥ 256 bytes, at most 25% more than asked), so a
 // freed buffer is reused by the next allocation of its class without asking the device.
 import type { DTypeName } from '@core/tensor';
+import type { WebGPUType } from './gpu-types.js';
 
 export const Usage = { MAP_READ: 1, MAP_WRITE: 2, COPY_SRC: 4, COPY_DST: 8, UNIFORM: 64, STORAGE: 128 } as const;
 export const MapMode = { READ: 1, WRITE: 2 } as const;
@@ -50,7 +51,7 @@ export class WebGPUStorage {
   readonly capacity: number;
   private buf: GPUBuffer | null;
 
-  constructor(dtype: DTypeName, numel: number, byteLength: number, buffer: GPUBuffer, capacity: number) {
+  constructor(dtype: DTypeName, numel: number, byteLength: number, buffer: WebGPUType<'GPUBuffer'>, capacity: number) {
     this.dtype = dtype;
     this.numel = numel;
     this.byteLength = byteLength;
@@ -59,7 +60,7 @@ export class WebGPUStorage {
   }
 
   /** The buffer; throws once the storage has been freed, so use-after-free fails loudly. */
-  get buffer(): GPUBuffer {
+  get buffer(): WebGPUType<'GPUBuffer'> {
     if (this.buf === null) throw new Error(`webgpu: ${this.dtype} storage of ${this.numel} elements used after free()`);
     return this.buf;
   }
@@ -70,7 +71,7 @@ export class WebGPUStorage {
   }
 
   /** Detach the buffer (the backend returns it to the pool). */
-  release(): GPUBuffer {
+  release(): WebGPUType<'GPUBuffer'> {
     const b = this.buffer;
     this.buf = null;
     return b;

@@ -51,6 +51,12 @@ export interface OpInfo {
   readonly gradInputs?: readonly number[];
   /** The library call under test (inputs are already on `ctx.device`). */
   readonly call: (inputs: Tensor[], args: Readonly<Record<string, any>>, ctx: { readonly device: Device; readonly dtype: DTypeName }) => Tensor;
+  /**
+   * For ops that read values on the host (data-dependent shapes, value checks, async forms): the
+   * call the forward and autograd cases await instead of `call` (the capabilities cases still use
+   * `call`, which must refuse an unsupported dtype before it reads anything).
+   */
+  readonly callAsync?: (inputs: Tensor[], args: Readonly<Record<string, any>>, ctx: { readonly device: Device; readonly dtype: DTypeName }) => Promise<Tensor>;
   /** The float64 oracle: exact result rounded into the result dtype (and an error bound when accumulated). */
   readonly reference: (inputs: NdArray[], args: Readonly<Record<string, any>>, dtype: DTypeName) => Expected;
   /** Name of the fused kernel that implements this composite op: its cases run fused and decomposed. */

@@ -73,7 +73,7 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
       const got = value instanceof Tensor ? value.toString() : typeof value;
       throw new TypeError(`cannot assign '${got}' as parameter '${name}' (nn.Parameter or null expected): wrap it as nn.Parameter(t)`);
     }
-    this.#checkFree(name, 'parameter', (v) => !this.#buffers.has(name) && !(v instanceof Module));
+    this.#checkFree(name, 'parameter', (v) => !this.#buffers.has(name) && (v == null || isParameter(v)));
     this.#fields()[name] = param;
   }
 
@@ -96,7 +96,7 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
     if (module !== null && !(module instanceof Module)) {
       throw new TypeError(`${typeof module} is not a Module subclass`);
     }
-    this.#checkFree(name, 'module', (v) => !this.#buffers.has(name) && !isParameter(v));
+    this.#checkFree(name, 'module', (v) => !this.#buffers.has(name) && (v == null || v instanceof Module));
     this.#fields()[name] = module;
   }
 
@@ -338,14 +338,21 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
     return '';
   }
 
-  /** The module tree as PyTorch prints it, e.g. `Linear(inFeatures=784, outFeatures=10, bias=true)`. */
+  /**
+   * The module tree as PyTorch prints it, e.g. `Linear(inFeatures=784, outFeatures=10, bias=true)`:
+   * a one-line `extraRepr()` inline when there are no children, else each line of it and each child
+   * on its own indented line.
+   */
   toString(): string {
+    const extra = this.extraRepr();
+    const extraLines = extra ? extra.split('\n') : [];
     // Every child field, repeats included, as PyTorch prints `_modules`.
-    const children = Object.entries(this.#fields()).filter((e): e is [string, AnyModule] => e[1] instanceof Module);
-    const head = `${this.constructor.name}(${this.extraRepr()}`;
-    if (children.length === 0) return `${head})`;
-    const lines = children.map(([name, m]) => `  (${name}): ${m.toString().split('\n').join('\n  ')}`);
-    return `${head}\n${lines.join('\n')}\n)`;
+    const childLines = Object.entries(this.#fields())
+      .filter((e): e is [string, AnyModule] => e[1] instanceof Module)
+      .map(([name, m]) => `(${name}): ${m.toString().split('\n').join('\n  ')}`);
+    const lines = [...extraLines, ...childLines];
+    const body = lines.length === 0 ? '' : extraLines.length === 1 && childLines.length === 0 ? extraLines[0] : `\n  ${lines.join('\n  ')}\n`;
+    return `${this.constructor.name}(${body})`;
   }
 }
 

@@ -6,17 +6,36 @@ export { Parameter, isParameter } from './parameter.js';
 export { Linear, Identity, type LinearOptions } from './layers/linear.js';
 export { Conv2d, type Conv2dLayerOptions } from './layers/conv.js';
 export { MaxPool2d } from './layers/pooling.js';
-export { ReLU, GELU, Tanh, Sigmoid, LeakyReLU, SiLU, Softmax, LogSoftmax } from './layers/activation.js';
-export { Dropout } from './layers/dropout.js';
-export { LayerNorm, BatchNorm1d, BatchNorm2d, type LayerNormOptions, type BatchNormOptions } from './layers/normalization.js';
-export { Embedding, type EmbeddingOptions } from './layers/embedding.js';
+export {
+  ReLU, GELU, Tanh, Sigmoid, LeakyReLU, SiLU, Softmax, LogSoftmax, ELU, SELU, Softplus, Mish, Hardswish, Hardsigmoid, PReLU, GLU, Softsign,
+  type PReLUOptions,
+} from './layers/activation.js';
+export { Dropout, Dropout1d, Dropout2d, AlphaDropout } from './layers/dropout.js';
+export {
+  LayerNorm, RMSNorm, GroupNorm, BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d,
+  type LayerNormOptions, type RMSNormOptions, type GroupNormOptions, type BatchNormOptions,
+} from './layers/normalization.js';
+export { Embedding, EmbeddingBag, type EmbeddingOptions, type EmbeddingBagOptions } from './layers/embedding.js';
 export { Flatten } from './layers/flatten.js';
 export { Sequential, type TensorModule } from './layers/sequential.js';
-export { CrossEntropyLoss, NLLLoss, MSELoss, BCELoss, BCEWithLogitsLoss } from './layers/loss.js';
+export { ModuleList, ModuleDict, ParameterList, ParameterDict } from './layers/container.js';
+export { MultiheadAttention, type MultiheadAttentionOptions, type MultiheadAttentionForwardOptions } from './layers/attention.js';
+export {
+  TransformerEncoderLayer, TransformerEncoder, TransformerDecoderLayer, TransformerDecoder, Transformer,
+  type TransformerActivation, type TransformerLayerOptions, type TransformerOptions, type TransformerEncoderLayerForwardOptions,
+  type TransformerEncoderForwardOptions, type TransformerDecoderLayerForwardOptions, type TransformerForwardOptions,
+  type TransformerEncoderLayerModule, type TransformerDecoderLayerModule, type TransformerEncoderModule, type TransformerDecoderModule,
+} from './layers/transformer.js';
+export {
+  CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, HuberLoss, KLDivLoss, CosineEmbeddingLoss, MarginRankingLoss, BCELoss, BCEWithLogitsLoss,
+} from './layers/loss.js';
+/** PyTorch's `torch.nn.utils`: gradient clipping and parameters as one vector. */
+export * as utils from './utils/index.js';
 /** PyTorch's initialisers (`torch.nn.init`): in place, under noGrad, from a seeded generator. */
 export * as init from './init.js';
 export {
-  saveSafetensors, loadSafetensors, serializeSafetensors, serializeSafetensorsAsync, deserializeSafetensors,
+  saveSafetensors, loadSafetensors, safeOpen, serializeSafetensors, serializeSafetensorsAsync, deserializeSafetensors,
   parseSafetensorsHeader, SafetensorsError, type SafetensorsEntry, type SafetensorsHeader, type LoadSafetensorsOptions,
+  type SafetensorsFile,
 } from './safetensors.js';
-export type { Reduction, Pair, FactoryOptions } from './internal/args.js';
+export type { Reduction, Pair, FactoryOptions, Args } from './internal/args.js';

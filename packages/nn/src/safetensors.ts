@@ -3,11 +3,12 @@
 // "__metadata__": { string: string } }` padded with spaces to a multiple of 8, then the raw
 // little-endian data, with offsets relative to the data section, covering it with no holes.
 // `serializeSafetensors`/`deserializeSafetensors` work on bytes (browsers too);
-// `saveSafetensors`/`loadSafetensors` add Node's fs.
+// `saveSafetensors`/`loadSafetensors`/`safeOpen` add Node's fs.
 import {
   bfloat16, bfloat16BitsToNumber, bool, float16, float16BitsToNumber, float32, float32ToBFloat16Bits, float32ToFloat16Bits,
   float64, int32, tensor, Tensor, TensorError, type DeviceLike, type DType,
 } from '@core/tensor';
+import type { FileHandle } from 'node:fs/promises';
 
 /** Something wrong with a safetensors file or with what was asked to be written. */
 export class SafetensorsError extends TensorError {}
@@ -142,12 +143,30 @@ export async function serializeSafetensorsAsync(stateDict: Record<string, Tensor
 
 // ---- reading ----
 
+/**
+ * The most entries (tensors, and `__metadata__`) a header may list. Each costs time to check and a
+ * tensor to create even when it holds no data, so without a bound a small file of empty tensors
+ * could keep a reader busy for minutes; the largest single-file checkpoints list tens of thousands.
+ */
+const MAX_ENTRIES = 100_000;
+
 function fail(source: string, message: string): never {
   throw new SafetensorsError(`${source}: ${message}`);
 }
 
 function isNonNegativeInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+/** A short rendering of a header value for messages (a header may hold huge or deeply nested values). */
+function preview(value: unknown): string {
+  if (Array.isArray(value)) {
+    const items = value.slice(0, 8).map((v) => (v !== null && typeof v === 'object' ? (Array.isArray(v) ? '[…]' : '{…}') : preview(v)));
+    return `[${items.join(', ')}${value.length > 8 ? `, … (${value.length} items)` : ''}]`;
+  }
+  if (value !== null && typeof value === 'object') return '{…}';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
 
 /** The header length that the first 8 bytes give, checked against the format's limit and the file's size. */
@@ -161,19 +180,22 @@ function headerLength(prefix: Uint8Array, fileLength: number, source: string): n
 }
 
 /**
- * The keys of the top-level JSON object `text` (already known to parse), in order: JSON.parse keeps
- * only the last of duplicate keys, and the format allows each name once.
+ * The keys of the top-level JSON object `text`, as written (quoted, escapes undecoded), in order,
+ * and how many there are; only the first MAX_ENTRIES + 1 are kept. Exact for valid
+ * JSON, and it ends on any text, so it runs before JSON.parse to bound the work a header can ask for.
+ * (JSON.parse keeps only the last of duplicate keys, and the format allows each name once.)
  */
-function topLevelKeys(text: string): string[] {
-  const keys: string[] = [];
+function topLevelKeys(text: string): { raw: string[]; count: number } {
+  const raw: string[] = [];
+  let count = 0;
   let depth = 0;
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '"') {
       let j = i + 1;
-      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      if (depth === 1 && expectKey) keys.push(JSON.parse(text.slice(i, j + 1)) as string);
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      if (depth === 1 && expectKey && count++ <= MAX_ENTRIES) raw.push(text.slice(i, j + 1));
       expectKey = false;
       i = j;
     } else if (c === '{' || c === '[') {
@@ -185,7 +207,7 @@ function topLevelKeys(text: string): string[] {
       expectKey = true;
     }
   }
-  return keys;
+  return { raw, count };
 }
 
 /** Parse and validate the header of a safetensors file (without reading the data). */
@@ -204,7 +226,11 @@ function parseHeaderJson(headerBytes: Uint8Array, dataLength: number, source: st
   } catch {
     fail(source, 'the header is not valid UTF-8');
   }
-  if (!text.startsWith('{')) fail(source, `the header must be a JSON object starting with '{', got ${JSON.stringify(text.slice(0, 20))}`);
+  if (!text.startsWith('{')) fail(source, `the header must be a JSON object starting with '{', got ${preview(text.slice(0, 20))}`);
+  const keys = topLevelKeys(text);
+  if (keys.count > MAX_ENTRIES) {
+    fail(source, `the header lists ${keys.count} entries, more than the limit of ${MAX_ENTRIES} (split the tensors over several files, as sharded checkpoints do)`);
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -212,10 +238,13 @@ function parseHeaderJson(headerBytes: Uint8Array, dataLength: number, source: st
     fail(source, `the header is not valid JSON: ${(e as Error).message}`);
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) fail(source, 'the header must be a JSON object');
-  const seen = new Set<string>();
-  for (const key of topLevelKeys(text)) {
-    if (seen.has(key)) fail(source, `the header names '${key}' twice (a name may appear once)`);
-    seen.add(key);
+  if (Object.keys(json).length !== keys.count) {
+    // Fewer keys than written: a name appears twice (or spelled two ways, "a" and "\u0061").
+    const seen = new Set<string>();
+    for (const key of keys.raw.map((k) => JSON.parse(k) as string)) {
+      if (seen.has(key)) fail(source, `the header names '${key}' twice (a name may appear once)`);
+      seen.add(key);
+    }
   }
   // Null-prototype records: a tensor may be called '__proto__' or 'constructor'.
   const tensors: Record<string, SafetensorsEntry> = Object.create(null);
@@ -228,19 +257,19 @@ function parseHeaderJson(headerBytes: Uint8Array, dataLength: number, source: st
       metadata = Object.assign(Object.create(null), raw as Record<string, string>);
       continue;
     }
-    if (raw === null || typeof raw !== 'object') fail(source, `tensor '${name}': expected { dtype, shape, data_offsets }, got ${JSON.stringify(raw)}`);
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(source, `tensor '${name}': expected { dtype, shape, data_offsets }, got ${preview(raw)}`);
     const { dtype, shape, data_offsets: offsets } = raw as Record<string, unknown>;
-    if (typeof dtype !== 'string' || !(dtype in ITEMSIZE)) {
-      fail(source, `tensor '${name}': unknown dtype ${JSON.stringify(dtype)} (the format defines ${Object.keys(ITEMSIZE).join(', ')})`);
+    if (typeof dtype !== 'string' || !Object.hasOwn(ITEMSIZE, dtype)) {
+      fail(source, `tensor '${name}': unknown dtype ${preview(dtype)} (the format defines ${Object.keys(ITEMSIZE).join(', ')})`);
     }
-    if (!Array.isArray(shape) || !shape.every(isNonNegativeInt)) fail(source, `tensor '${name}': shape must be an array of non-negative integers, got ${JSON.stringify(shape)}`);
+    if (!Array.isArray(shape) || !shape.every(isNonNegativeInt)) fail(source, `tensor '${name}': shape must be an array of non-negative integers, got ${preview(shape)}`);
     if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every(isNonNegativeInt) || offsets[0] > offsets[1]) {
-      fail(source, `tensor '${name}': data_offsets must be [begin, end] with 0 ≤ begin ≤ end, got ${JSON.stringify(offsets)}`);
+      fail(source, `tensor '${name}': data_offsets must be [begin, end] with 0 ≤ begin ≤ end, got ${preview(offsets)}`);
     }
     const [begin, end] = offsets as [number, number];
     const needed = (shape as number[]).reduce((a, b) => a * b, 1) * ITEMSIZE[dtype as FileDType];
     if (end - begin !== needed) {
-      fail(source, `tensor '${name}': data_offsets [${begin}, ${end}] span ${end - begin} bytes, but dtype ${dtype} with shape [${shape.join(', ')}] needs ${needed}`);
+      fail(source, `tensor '${name}': data_offsets [${begin}, ${end}] span ${end - begin} bytes, but dtype ${dtype} with shape ${preview(shape)} needs ${needed}`);
     }
     if (end > dataLength) fail(source, `tensor '${name}': data_offsets [${begin}, ${end}] are out of range: the data section has ${dataLength} bytes`);
     tensors[name] = { dtype, shape: shape as number[], dataOffsets: [begin, end] };
@@ -259,13 +288,17 @@ function parseHeaderJson(headerBytes: Uint8Array, dataLength: number, source: st
   return { tensors, metadata, dataStart: 8 + n };
 }
 
-function decodeTensor(name: string, entry: SafetensorsEntry, raw: Uint8Array, device: DeviceLike | undefined, source: string): Tensor {
+/**
+ * A tensor from its entry and its `raw` bytes. `owned`: `raw` is a fresh array of its own, which
+ * the tensor may take; otherwise (a view into the caller's bytes) it is copied first, to offset 0,
+ * so typed views are aligned and never into Node's Buffer pool.
+ */
+function decodeTensor(name: string, entry: SafetensorsEntry, raw: Uint8Array, owned: boolean, device: DeviceLike, source: string): Tensor {
   const fileDType = entry.dtype as FileDType;
   const dtype = READ_AS[fileDType];
   if (!dtype) fail(source, `tensor '${name}': dtype ${fileDType} is valid safetensors but @core/tensor has no such type (readable: ${Object.keys(READ_AS).join(', ')})`);
   const itemsize = ITEMSIZE[fileDType];
-  // A copy at offset 0, so typed views are aligned (and never Node's Buffer.slice, a view into its pool).
-  const bytes = littleEndian(new Uint8Array(raw), itemsize);
+  const bytes = littleEndian(owned && raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength ? raw : new Uint8Array(raw), itemsize);
   const buffer = bytes.buffer;
   let values: Float32Array | Float64Array | Int32Array | Uint8Array;
   switch (fileDType) {
@@ -290,17 +323,19 @@ function decodeTensor(name: string, entry: SafetensorsEntry, raw: Uint8Array, de
     }
     default: fail(source, `tensor '${name}': cannot read dtype ${fileDType}`);
   }
-  const flat = tensor(values, { dtype, ...(device !== undefined ? { device } : {}) });
-  return flat.reshape([...entry.shape]);
+  return tensor(values, { dtype, device }).reshape([...entry.shape]);
 }
 
-/** Options of `loadSafetensors` and `deserializeSafetensors`. */
+/** Options of `safeOpen`, `loadSafetensors` and `deserializeSafetensors`. */
 export interface LoadSafetensorsOptions {
   /** Where to put the tensors (default: the cpu). */
   readonly device?: DeviceLike;
 }
 
-/** The tensors of a safetensors file, by name, in file order. */
+/**
+ * The tensors of a safetensors file, by name, in file order. `bytes` may be any Uint8Array (a
+ * Node Buffer, a view at any offset into a larger buffer) or an ArrayBuffer; they are not kept.
+ */
 export function deserializeSafetensors(bytes: Uint8Array | ArrayBuffer, options: LoadSafetensorsOptions & { source?: string } = {}): Record<string, Tensor> {
   const data = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
   const source = options.source ?? 'safetensors';
@@ -308,7 +343,7 @@ export function deserializeSafetensors(bytes: Uint8Array | ArrayBuffer, options:
   const out: Record<string, Tensor> = Object.create(null);
   for (const [name, entry] of Object.entries(header.tensors)) {
     const [begin, end] = entry.dataOffsets;
-    out[name] = decodeTensor(name, entry, data.subarray(header.dataStart + begin, header.dataStart + end), options.device ?? 'cpu', source);
+    out[name] = decodeTensor(name, entry, data.subarray(header.dataStart + begin, header.dataStart + end), false, options.device ?? 'cpu', source);
   }
   return out;
 }
@@ -327,34 +362,122 @@ export async function saveSafetensors(path: string, stateDict: Record<string, Te
   await writeFile(path, bytes);
 }
 
+/** `length` bytes at `position` of an open file, in a new array of their own. */
+async function readAt(file: FileHandle, path: string, position: number, length: number): Promise<Uint8Array> {
+  const bytes = new Uint8Array(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await file.read(bytes, done, length - done, position + done);
+    if (bytesRead === 0) fail(path, `the file ended at byte ${position + done} while reading ${length} bytes at ${position} (it changed while being read?)`);
+    done += bytesRead;
+  }
+  return bytes;
+}
+
 /**
- * Read a safetensors file into tensors (on the cpu unless `device` is given). Node only. The header
- * is read and checked first, then each tensor's bytes: files over 2 GiB load, and a file that is
- * not a regular file (a device, a pipe) is refused before anything is read.
+ * A safetensors file opened by `safeOpen`: its header is read and checked, and each tensor is read
+ * from the file when asked for. Close it (`close()`, or `await using f = await nn.safeOpen(path)`).
  */
-export async function loadSafetensors(path: string, options: LoadSafetensorsOptions = {}): Promise<Record<string, Tensor>> {
+export interface SafetensorsFile {
+  /** The path it was opened from (error messages name it). */
+  readonly path: string;
+  /** The tensor names, in file order. */
+  keys(): string[];
+  /** The `__metadata__` strings ({} when the file has none). */
+  metadata(): Record<string, string>;
+  /**
+   * Read one tensor (on the device given to `safeOpen`): only its bytes are read from the file.
+   * Rejects with a SafetensorsError for a name the file lacks, or once the file is closed.
+   */
+  getTensor(name: string): Promise<Tensor>;
+  /** Close the file once the reads in progress have finished; later `getTensor` calls reject. A second call does nothing more. */
+  close(): Promise<void>;
+  /** `close()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+class OpenSafetensorsFile implements SafetensorsFile {
+  private closing: Promise<void> | undefined;
+  private readonly reading = new Set<Promise<Uint8Array>>();
+
+  constructor(
+    readonly path: string,
+    private readonly file: FileHandle,
+    private readonly header: SafetensorsHeader,
+    private readonly device: DeviceLike,
+  ) {}
+
+  keys(): string[] {
+    return Object.keys(this.header.tensors);
+  }
+
+  metadata(): Record<string, string> {
+    return Object.assign(Object.create(null), this.header.metadata);
+  }
+
+  async getTensor(name: string): Promise<Tensor> {
+    if (typeof name !== 'string') throw new TypeError(`getTensor(): expected a tensor name (a string), got ${typeof name}`);
+    if (this.closing) fail(this.path, `getTensor('${name}'): the file is closed`);
+    if (!Object.hasOwn(this.header.tensors, name)) fail(this.path, `no tensor named '${name}' (keys() lists the file's ${this.keys().length} tensors)`);
+    const entry = this.header.tensors[name]!;
+    const [begin, end] = entry.dataOffsets;
+    const read = readAt(this.file, this.path, this.header.dataStart + begin, end - begin);
+    this.reading.add(read);
+    try {
+      return decodeTensor(name, entry, await read, true, this.device, this.path);
+    } finally {
+      this.reading.delete(read);
+    }
+  }
+
+  close(): Promise<void> {
+    this.closing ??= Promise.allSettled(this.reading).then(() => this.file.close());
+    return this.closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/**
+ * Open a safetensors file for reading tensors one at a time, like Python's `safetensors.safe_open`
+ * (the device is an option here; there is no `framework` argument). Node only. The header is read
+ * and checked at once: a file that is not a regular file (a device, a pipe), a truncated file or a
+ * header that does not describe the data is refused before any tensor is read. `getTensor` then
+ * reads just that tensor's bytes, so reading one costs about its own size in memory, whatever the
+ * size of the file (files over 2 GiB work).
+ *
+ * ```ts
+ * await using f = await nn.safeOpen('model.safetensors');
+ * f.keys(); f.metadata();
+ * const embedding = await f.getTensor('embed.weight');
+ * ```
+ */
+export async function safeOpen(path: string, options: LoadSafetensorsOptions = {}): Promise<SafetensorsFile> {
   const { open } = await nodeFs();
   const file = await open(path, 'r');
   try {
     const info = await file.stat();
     if (!info.isFile()) fail(path, 'not a regular file (a safetensors file has a size to check its header against)');
-    const readAt = async (position: number, length: number): Promise<Uint8Array> => {
-      const bytes = new Uint8Array(length);
-      let done = 0;
-      while (done < length) {
-        const { bytesRead } = await file.read(bytes, done, length - done, position + done);
-        if (bytesRead === 0) fail(path, `the file ended at byte ${position + done} while reading ${length} bytes at ${position} (it changed while being read?)`);
-        done += bytesRead;
-      }
-      return bytes;
-    };
-    const n = headerLength(await readAt(0, Math.min(8, info.size)), info.size, path);
-    const header = parseHeaderJson(await readAt(8, n), info.size - 8 - n, path);
+    const n = headerLength(await readAt(file, path, 0, Math.min(8, info.size)), info.size, path);
+    const header = parseHeaderJson(await readAt(file, path, 8, n), info.size - 8 - n, path);
+    return new OpenSafetensorsFile(path, file, header, options.device ?? 'cpu');
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
+}
+
+/**
+ * Read a safetensors file into tensors (on the cpu unless `device` is given). Node only. Through
+ * `safeOpen`: the header is checked first, then each tensor's bytes are read.
+ */
+export async function loadSafetensors(path: string, options: LoadSafetensorsOptions = {}): Promise<Record<string, Tensor>> {
+  const file = await safeOpen(path, options);
+  try {
     const out: Record<string, Tensor> = Object.create(null);
-    for (const [name, entry] of Object.entries(header.tensors)) {
-      const [begin, end] = entry.dataOffsets;
-      out[name] = decodeTensor(name, entry, await readAt(8 + n + begin, end - begin), options.device ?? 'cpu', path);
-    }
+    for (const name of file.keys()) out[name] = await file.getTensor(name);
     return out;
   } finally {
     await file.close();

@@ -206,3 +206,47 @@ describe('speed on the CPU backend', () => {
     expect(withInput).toBeLessThan(2000); // a loose bound: per-pixel JS loops would take seconds
   });
 });
+
+describe("PyTorch's positional arguments (conv and pooling), beside the keyword object", () => {
+  const x = uniform([2, 3, 7, 6], 70);
+  const w = uniform([4, 3, 3, 3], 71);
+  const b = uniform([4], 72);
+
+  it('F.conv2d(x, w, b, stride, padding, dilation, groups) equals the keyword form', () => {
+    expect(values(F.conv2d(x, w, b, 2, 1))).toEqual(values(F.conv2d(x, w, b, { stride: 2, padding: 1 })));
+    expect(values(F.conv2d(x, w, null, [1, 2], 0, 2))).toEqual(values(F.conv2d(x, w, null, { stride: [1, 2], dilation: 2 })));
+    expect(values(F.conv2d(x, w, { bias: b, padding: 'same' }))).toEqual(values(F.conv2d(x, w, b, 1, 'same')));
+    expect(values(F.conv2d(x, w, b, 1, 1, { dilation: 2 }))).toEqual(values(F.conv2d(x, w, b, { padding: 1, dilation: 2 })));
+  });
+
+  it('new nn.Conv2d(inChannels, outChannels, kernelSize, stride, padding, dilation, groups, bias)', () => {
+    const conv = new nn.Conv2d(1, 32, 3, 1);
+    expect([conv.stride, conv.padding]).toEqual([[1, 1], [0, 0]]);
+    const full = new nn.Conv2d(4, 8, 3, 2, 1, 1, 2, false);
+    expect([full.stride, full.padding, full.dilation, full.groups, full.bias]).toEqual([[2, 2], [1, 1], [1, 1], 2, null]);
+    expect(full.weight.shape).toEqual([8, 2, 3, 3]);
+    const mixed = new nn.Conv2d(3, 4, 3, 2, { padding: 1, dtype: float32 });
+    expect([mixed.stride, mixed.padding]).toEqual([[2, 2], [1, 1]]);
+  });
+
+  it('F.maxPool2d(x, kernelSize, stride, padding, dilation, ceilMode) and new nn.MaxPool2d(kernelSize, stride, padding, dilation, returnIndices, ceilMode)', () => {
+    expect(values(F.maxPool2d(x, 3, 2, 1))).toEqual(values(F.maxPool2d(x, 3, { stride: 2, padding: 1 })));
+    expect(values(F.maxPool2d(x, 2, null, 0, 1, true))).toEqual(values(F.maxPool2d(x, 2, { ceilMode: true })));
+    const pool = new nn.MaxPool2d(2, 2);
+    expect(pool.stride).toEqual([2, 2]);
+    const ceil = new nn.MaxPool2d(2, 1, 0, 1, false, true);
+    expect(ceil.ceilMode).toBe(true);
+    expect(values(new nn.MaxPool2d(3, 2, 1).forward(x))).toEqual(values(F.maxPool2d(x, 3, 2, 1)));
+  });
+
+  it('a value given both ways, an unknown keyword, too many positionals, or returnIndices are errors naming it', () => {
+    expect(() => F.conv2d(x, w, b, 2, { stride: 2 })).toThrow(TypeError);
+    expect(() => F.conv2d(x, w, b, 2, { stride: 2 })).toThrow("conv2d() got multiple values for argument 'stride' (given by position and by name)");
+    expect(() => F.conv2d(x, w, b, { strides: 2 } as never)).toThrow("conv2d() got an unexpected keyword argument 'strides' (it takes bias, stride, padding, dilation, groups)");
+    expect(() => new nn.Conv2d(1, 2, 3, { kernel: 3 } as never)).toThrow("Conv2d() got an unexpected keyword argument 'kernel'");
+    expect(() => new nn.MaxPool2d(2, 2, 0, 1, false, false, 7 as never)).toThrow('MaxPool2d() takes at most 5 positional arguments');
+    expect(() => F.maxPool2d(x, 2, { returnIndices: true })).toThrow('returnIndices is not supported');
+    expect(() => new nn.Linear(2, 3, true, { bias: false })).toThrow("Linear() got multiple values for argument 'bias'");
+    expect(new nn.Linear(2, 3, false).bias).toBeNull();
+  });
+});

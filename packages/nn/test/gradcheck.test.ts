@@ -1,7 +1,7 @@
 // Every differentiable functional op, from one table (OpInfo style): gradcheck in float64 by
 // central differences, then the float32 gradient against the float64 one.
 import { describe, it } from 'vitest';
-import { Generator, int32, tensor, type Tensor } from '@core/tensor';
+import { float64, Generator, int32, tensor, type Tensor } from '@core/tensor';
 import { F, nn } from '../src/index.js';
 import { expectF32GradMatchesF64, expectGradcheck, leaf, uniform } from './helpers.js';
 
@@ -110,6 +110,52 @@ const CASES: OpCase[] = [
     inputs: () => [leaf([3, 4], 107, -4, 4), leaf([3, 4], 108, 0, 1), leaf([4], 109, 0.5, 3)],
     fn: (x, t, pw) => F.binaryCrossEntropyWithLogits(x, t, { posWeight: pw, weight: tensor([1, 2, 0.5, 1]), reduction: 'sum' }),
   },
+  // activations beside relu/gelu (inputs away from the kinks at 0 and ±3)
+  { id: 'elu', inputs: () => [leaf([3, 4], 120, -3, 3)], fn: (x) => F.elu(x, 0.7) },
+  { id: 'selu', inputs: () => [leaf([3, 4], 121, -3, 3)], fn: (x) => F.selu(x) },
+  { id: 'softplus', inputs: () => [leaf([3, 4], 122, -4, 4)], fn: (x) => F.softplus(x) },
+  { id: 'softplus beta 2, threshold 3 (both branches)', inputs: () => [tensor([-2, -0.4, 0.3, 1.2, 2.5, 4], { dtype: float64 }).requiresGrad_()], fn: (x) => F.softplus(x, 2, 3) },
+  { id: 'mish', inputs: () => [leaf([3, 4], 123, -4, 4)], fn: (x) => F.mish(x) },
+  { id: 'hardswish', inputs: () => [tensor([-5, -2.5, -0.7, 0.4, 2.2, 3.6], { dtype: float64 }).requiresGrad_()], fn: (x) => F.hardswish(x) },
+  { id: 'hardsigmoid', inputs: () => [tensor([-5, -2.5, -0.7, 0.4, 2.2, 3.6], { dtype: float64 }).requiresGrad_()], fn: (x) => F.hardsigmoid(x) },
+  { id: 'prelu (per channel, weight too)', inputs: () => [leaf([2, 3, 4], 124), leaf([3], 125)], fn: (x, w) => F.prelu(x, w) },
+  { id: 'prelu (one slope)', inputs: () => [leaf([5], 126), leaf([1], 127)], fn: (x, w) => F.prelu(x, w) },
+  { id: 'glu', inputs: () => [leaf([3, 4], 128, -3, 3)], fn: (x) => F.glu(x) },
+  { id: 'glu dim 0', inputs: () => [leaf([4, 3], 129, -3, 3)], fn: (x) => F.glu(x, 0) },
+  { id: 'softsign', inputs: () => [leaf([3, 4], 130, -3, 3)], fn: (x) => F.softsign(x) },
+  // more losses
+  { id: 'l1Loss', inputs: () => [leaf([3, 4], 131), leaf([3, 4], 132)], fn: (x, t) => F.l1Loss(x, t) },
+  { id: 'smoothL1Loss beta 0.5', inputs: () => [leaf([3, 4], 133), leaf([3, 4], 134)], fn: (x, t) => F.smoothL1Loss(x, t, { beta: 0.5, reduction: 'sum' }) },
+  { id: 'huberLoss delta 0.5', inputs: () => [leaf([3, 4], 135), leaf([3, 4], 136)], fn: (x, t) => F.huberLoss(x, t, { delta: 0.5, reduction: 'none' }) },
+  { id: 'klDiv batchmean', inputs: () => [leaf([3, 4], 137, -3, -0.1), leaf([3, 4], 138, 0.05, 1)], fn: (x, t) => F.klDiv(x, t, { reduction: 'batchmean' }) },
+  { id: 'klDiv logTarget', inputs: () => [leaf([3, 4], 139, -3, -0.1), leaf([3, 4], 140, -3, -0.1)], fn: (x, t) => F.klDiv(x, t, { logTarget: true, reduction: 'none' }) },
+  {
+    id: 'cosineEmbeddingLoss',
+    inputs: () => [leaf([4, 5], 141), leaf([4, 5], 142)],
+    fn: (a, b) => F.cosineEmbeddingLoss(a, b, tensor([1, -1, 1, -1], { dtype: a.dtype }), -0.9, { reduction: 'none' }),
+  },
+  { id: 'marginRankingLoss', inputs: () => [leaf([6], 143), leaf([6], 144)], fn: (a, b) => F.marginRankingLoss(a, b, tensor([1, -1, 1, -1, 1, -1], { dtype: a.dtype }), 5) },
+  { id: 'cosineSimilarity', inputs: () => [leaf([3, 4], 145), leaf([3, 4], 146)], fn: (a, b) => F.cosineSimilarity(a, b) },
+  { id: 'cosineSimilarity broadcast, dim -1', inputs: () => [leaf([2, 1, 3], 147), leaf([4, 3], 148)], fn: (a, b) => F.cosineSimilarity(a, b, -1) },
+  { id: 'normalize', inputs: () => [leaf([3, 4], 149)], fn: (x) => F.normalize(x) },
+  { id: 'normalize p 3, dim 0', inputs: () => [leaf([3, 4], 150)], fn: (x) => F.normalize(x, 3, 0) },
+  // more normalisation
+  { id: 'rmsNorm', inputs: () => [leaf([3, 4], 151, -2, 2), leaf([4], 152)], fn: (x, w) => F.rmsNorm(x, [4], w) },
+  { id: 'rmsNorm over 2 dims, eps 0.1', inputs: () => [leaf([2, 2, 3], 153, -2, 2)], fn: (x) => F.rmsNorm(x, [2, 3], null, 0.1) },
+  { id: 'groupNorm', inputs: () => [leaf([2, 4, 3], 154, -2, 2), leaf([4], 155), leaf([4], 156)], fn: (x, w, b) => F.groupNorm(x, 2, w, b) },
+  { id: 'instanceNorm', inputs: () => [leaf([2, 3, 4], 157, -2, 2), leaf([3], 158), leaf([3], 159)], fn: (x, w, b) => F.instanceNorm(x, { weight: w, bias: b }) },
+  // channel-wise and alpha dropout (a fixed generator per call)
+  { id: 'dropout1d', inputs: () => [leaf([2, 4, 3], 160)], fn: (x) => F.dropout1d(x, 0.5, true, { generator: new Generator(8) }) },
+  { id: 'dropout2d', inputs: () => [leaf([2, 4, 2, 2], 161)], fn: (x) => F.dropout2d(x, 0.5, true, { generator: new Generator(9) }) },
+  { id: 'alphaDropout', inputs: () => [leaf([4, 5], 162)], fn: (x) => F.alphaDropout(x, 0.3, true, { generator: new Generator(10) }) },
+  // embedding bags (the gradient reaches the weight and the per-sample weights)
+  { id: 'embeddingBag mean', inputs: () => [leaf([5, 3], 163)], fn: (w) => F.embeddingBag(labels([4, 0, 2, 4, 1]), w, labels([0, 2, 2])) },
+  { id: 'embeddingBag max', inputs: () => [leaf([5, 3], 164)], fn: (w) => F.embeddingBag(labels([4, 0, 2, 1], [2, 2]), w, { mode: 'max' }) },
+  {
+    id: 'embeddingBag sum, perSampleWeights',
+    inputs: () => [leaf([5, 3], 165), leaf([5], 166)],
+    fn: (w, psw) => F.embeddingBag(labels([4, 0, 2, 4, 1]), w, labels([0, 3]), { mode: 'sum', perSampleWeights: psw }),
+  },
   // padding and shape
   { id: 'pad reflect', inputs: () => [leaf([1, 2, 4, 3], 110)], fn: (x) => F.pad(x, [2, 1, 1, 3], 'reflect') },
   { id: 'pad replicate', inputs: () => [leaf([2, 3], 111)], fn: (x) => F.pad(x, [2, 3], 'replicate') },
@@ -140,6 +186,10 @@ describe('gradcheck (float64) through the layers, parameters included', () => {
     ['GELU', () => new nn.GELU(), [3, 4]],
     ['Sequential MLP', () => new nn.Sequential(new nn.Linear(3, 4), new nn.Tanh(), new nn.Linear(4, 2)), [2, 3]],
     ['MaxPool2d', () => new nn.MaxPool2d(2), [1, 2, 4, 4]],
+    ['PReLU', () => new nn.PReLU(2), [3, 2, 2]],
+    ['RMSNorm', () => new nn.RMSNorm(4), [3, 4]],
+    ['GroupNorm', () => new nn.GroupNorm(2, 4), [2, 4, 3]],
+    ['InstanceNorm1d (affine)', () => new nn.InstanceNorm1d(3, { affine: true }), [2, 3, 4]],
   ];
   for (const [id, make, shape] of layerCases) {
     it(id, () => {

@@ -2,8 +2,9 @@
 // float64 gradient comparison every op goes through.
 import '@core/backend-cpu';
 import { createCpuBackend } from '@core/backend-cpu';
+import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import { float32, float64, Generator, gradcheck, rand, registerBackend, listBackends, type Tensor, type DType } from '@core/tensor';
+import { float32, float64, Generator, gradcheck, rand, registerBackend, listBackends, tensor, type NestedArray, type Tensor, type DType } from '@core/tensor';
 
 /** A second device type for device tests: 'fake', a renamed CPU backend. */
 if (!listBackends().includes('fake')) {
@@ -70,4 +71,24 @@ export function expectF32GradMatchesF64(fn: (...xs: Tensor[]) => Tensor, inputs:
     const worst = Math.max(...g64.map((v, k) => Math.abs(v - g32[k]!)));
     expect(worst / scale, `input ${i}: float32 gradient differs from float64 by ${worst} (scale ${scale})`).toBeLessThanOrEqual(tol);
   });
+}
+
+/** One entry of reference/torch-1.13.json (made by reference/torch_reference.py with PyTorch 1.13, float64). */
+export type TorchEntry = Record<string, number[]>;
+
+const torchReference = JSON.parse(readFileSync(new URL('./reference/torch-1.13.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+
+/** PyTorch's values for `key` (see reference/torch_reference.py for the call that made them). */
+export function torchRef(key: string): TorchEntry {
+  const entry = torchReference[key];
+  if (entry === undefined) throw new Error(`reference/torch-1.13.json has no entry '${key}'`);
+  return entry as TorchEntry;
+}
+
+/** An input the reference script used, as a float64 tensor. */
+export function torchInput(name: string, requiresGrad = false): Tensor {
+  const nested = (torchReference.inputs as Record<string, NestedArray>)[name];
+  if (nested === undefined) throw new Error(`reference/torch-1.13.json has no input '${name}'`);
+  const t = tensor(nested, { dtype: float64 });
+  return requiresGrad ? t.requiresGrad_() : t;
 }

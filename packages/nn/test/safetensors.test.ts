@@ -2,12 +2,14 @@
 // independent writer) that loadSafetensors must read, our output parsed by an independent reader
 // written here, and the validation errors.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { bfloat16, bool, float16, float32, float64, int32, tensor, zeros, type Tensor } from '@core/tensor';
 import { nn } from '../src/index.js';
 import { FAKE, uniform, values } from './helpers.js';
+import { bfloat16ToNumber, halfToNumber } from './safetensors-reference.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'core-nn-safetensors-'));
 
@@ -70,21 +72,12 @@ function readByHand(file: Uint8Array): { header: Record<string, any>; headerLeng
         case 'I32': vals.push(view.getInt32(p, true)); break;
         case 'BOOL': vals.push(view.getUint8(p)); break;
         case 'F16': vals.push(halfToNumber(view.getUint16(p, true))); break;
-        case 'BF16': vals.push(new Float32Array(new Uint32Array([view.getUint16(p, true) << 16]).buffer)[0]!); break;
+        case 'BF16': vals.push(bfloat16ToNumber(view.getUint16(p, true))); break;
       }
     }
     decoded[name] = { dtype: e.dtype, shape: e.shape, values: vals };
   }
   return { header, headerLength: n, decoded };
-}
-
-function halfToNumber(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const frac = h & 0x3ff;
-  if (exp === 0) return sign * frac * 2 ** -24;
-  if (exp === 31) return frac ? NaN : sign * Infinity;
-  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
 }
 
 describe('reading a file written byte by byte from the spec', () => {
@@ -312,5 +305,137 @@ describe('untrusted and unusual files', () => {
     writeFileSync(path, full.subarray(0, full.length - 4));
     await expect(nn.loadSafetensors(path)).rejects.toThrow(nn.SafetensorsError);
     await expect(nn.loadSafetensors(path)).rejects.toThrow(path);
+  });
+});
+
+describe('safeOpen: one tensor at a time', () => {
+  const sd = () => ({ w: tensor([[1.5, -2], [3.25, 4]]), b: tensor([0.5, 0.25], { dtype: float64 }), n: tensor([7, -8, 9], { dtype: int32 }) });
+
+  it('lists the keys and metadata, reads each tensor, and closes (also through await using)', async () => {
+    const path = join(dir, 'open.safetensors');
+    await nn.saveSafetensors(path, sd(), { format: 'pt' });
+    const f = await nn.safeOpen(path);
+    expect(f.path).toBe(path);
+    expect(f.keys().sort()).toEqual(['b', 'n', 'w']);
+    expect(f.metadata()).toEqual({ format: 'pt' });
+    f.metadata().format = 'changed'; // a copy each time
+    expect(f.metadata()).toEqual({ format: 'pt' });
+    const [n, w] = await Promise.all([f.getTensor('n'), f.getTensor('w')]);
+    expect(n.dtype).toBe(int32);
+    expect(values(n)).toEqual([7, -8, 9]);
+    expect(w.shape).toEqual([2, 2]);
+    expect(values(w)).toEqual([1.5, -2, 3.25, 4]);
+    await f.close();
+    await f.close();
+    await expect(f.getTensor('b')).rejects.toThrow(`${path}: getTensor('b'): the file is closed`);
+    expect(f.keys().length).toBe(3); // the header stays readable
+
+    let disposed: nn.SafetensorsFile | undefined;
+    {
+      await using g = await nn.safeOpen(path, { device: FAKE });
+      disposed = g;
+      const b = await g.getTensor('b');
+      expect(b.device.type).toBe(FAKE);
+      expect(values(b.to('cpu'))).toEqual([0.5, 0.25]);
+    }
+    await expect(disposed.getTensor('b')).rejects.toThrow(nn.SafetensorsError);
+  });
+
+  it('reads the header, then only the bytes of the tensor asked for', async () => {
+    const path = join(dir, 'positional.safetensors');
+    await nn.saveSafetensors(path, sd());
+    const header = nn.parseSafetensorsHeader(readFileSync(path));
+    const probe = await open(path, 'r'); // FileHandle's class is not exported: spy on its prototype
+    const spy = vi.spyOn(Object.getPrototypeOf(probe) as FileHandle, 'read');
+    await probe.close();
+    try {
+      const f = await nn.safeOpen(path);
+      const readsOf = () => spy.mock.calls.map((c) => ({ length: (c as unknown[])[2], position: (c as unknown[])[3] }));
+      expect(readsOf()).toEqual([{ length: 8, position: 0 }, { length: header.dataStart - 8, position: 8 }]);
+      spy.mockClear();
+      const n = await f.getTensor('n');
+      expect(values(n)).toEqual([7, -8, 9]);
+      const [begin, end] = header.tensors['n']!.dataOffsets;
+      expect(readsOf()).toEqual([{ length: end - begin, position: header.dataStart + begin }]);
+      await f.close();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('refuses a name the file lacks, and a file that is not safetensors (closing it)', async () => {
+    const path = join(dir, 'names.safetensors');
+    await nn.saveSafetensors(path, sd());
+    await using f = await nn.safeOpen(path);
+    await expect(f.getTensor('missing')).rejects.toThrow(`${path}: no tensor named 'missing' (keys() lists the file's 3 tensors)`);
+    await expect(f.getTensor('__proto__')).rejects.toThrow(nn.SafetensorsError);
+    await expect(f.getTensor(3 as unknown as string)).rejects.toThrow(TypeError);
+    const bad = join(dir, 'not-safetensors.txt');
+    writeFileSync(bad, 'hello, this is not a safetensors file');
+    await expect(nn.safeOpen(bad)).rejects.toThrow(`${bad}: header length`);
+    await expect(nn.safeOpen('/dev/zero')).rejects.toThrow(/not a regular file/);
+  });
+});
+
+describe('headers that ask for much work or hold odd values', () => {
+  /** What `fn` throws (undefined if nothing), for checking its type and whole message from one call. */
+  const thrown = (fn: () => unknown): unknown => {
+    try {
+      fn();
+    } catch (e) {
+      return e;
+    }
+    return undefined;
+  };
+
+  it('refuses a header listing more than 100000 entries, naming the count and the limit, before parsing it', async () => {
+    // The entries are counted before the JSON is parsed or any entry checked, so these need no valid entries.
+    const names: string[] = [];
+    for (let i = 0; i <= 100_000; i++) names.push(`"t${i}":0`);
+    const header = (text: string): Uint8Array => {
+      const bytes = new TextEncoder().encode(`--------${text}`);
+      new DataView(bytes.buffer).setBigUint64(0, BigInt(bytes.length - 8), true);
+      return bytes;
+    };
+    const over = header(`{${names.join(',')}}`);
+    const error = thrown(() => nn.deserializeSafetensors(over));
+    expect(error).toBeInstanceOf(nn.SafetensorsError);
+    expect((error as Error).message).toBe('safetensors: the header lists 100001 entries, more than the limit of 100000 (split the tensors over several files, as sharded checkpoints do)');
+    await new Promise((r) => setImmediate(r));
+    // __metadata__ is an entry too.
+    expect(() => nn.parseSafetensorsHeader(header(`{${names.slice(0, 100_000).join(',')},"__metadata__":{}}`))).toThrow('lists 100001 entries');
+    await new Promise((r) => setImmediate(r));
+    // 100000 pass the count (and the JSON parser then stops at the 'x').
+    expect(() => nn.parseSafetensorsHeader(header(`{x,${names.slice(0, 100_000).join(',')}}`))).toThrow('the header is not valid JSON');
+    const path = join(dir, 'many.safetensors');
+    writeFileSync(path, over);
+    await expect(nn.safeOpen(path)).rejects.toThrow(`${path}: the header lists 100001 entries`);
+  });
+
+  it('reads a Uint8Array at an odd offset into a larger buffer, without keeping it', () => {
+    const file = nn.serializeSafetensors({ w: tensor([1.5, -2, 3.25]), d: tensor([0.125], { dtype: float64 }) });
+    const larger = new Uint8Array(file.length + 13);
+    larger.set(file, 5); // the F64 and F32 data are misaligned in `larger`
+    const loaded = nn.deserializeSafetensors(larger.subarray(5, 5 + file.length));
+    larger.fill(0);
+    expect(values(loaded['w']!)).toEqual([1.5, -2, 3.25]);
+    expect(values(loaded['d']!)).toEqual([0.125]);
+  });
+
+  it('names an inherited property as an unknown dtype and keeps messages short for nested values', () => {
+    const one = (entry: string) => {
+      const text = new TextEncoder().encode(`{"a":${entry}}`);
+      const bytes = new Uint8Array(8 + text.length + 4);
+      new DataView(bytes.buffer).setUint32(0, text.length, true);
+      bytes.set(text, 8);
+      return bytes;
+    };
+    for (const dtype of ['constructor', '__proto__', 'toString']) {
+      expect(() => nn.deserializeSafetensors(one(`{"dtype":"${dtype}","shape":[1],"data_offsets":[0,4]}`))).toThrow(`tensor 'a': unknown dtype "${dtype}"`);
+    }
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const error = thrown(() => nn.deserializeSafetensors(one(`{"dtype":"F32","shape":${deep},"data_offsets":[0,4]}`)));
+    expect(error).toBeInstanceOf(nn.SafetensorsError);
+    expect((error as Error).message).toBe('safetensors: tensor \'a\': shape must be an array of non-negative integers, got [[…]]');
   });
 });

@@ -20,7 +20,7 @@ export {
   roundToFloat16, roundToBFloat16,
 } from './dtype/half.js';
 export {
-  TensorError, DeviceMismatchError, DTypeError, ShapeError, BackendUnavailableError, DeviceStringError, ValueError,
+  TensorError, DeviceMismatchError, DTypeError, ShapeError, BackendUnavailableError, DeviceStringError, ValueError, IndexError,
   type DeviceMismatchDetails,
 } from './errors/errors.js';
 export * from './backend/contract.js';
@@ -31,20 +31,27 @@ export { Tensor, type Scalar, type TensorOrScalar, type ToOptions } from './tens
 export type { NestedArray, DataArray } from './tensor/transfer.js';
 export { setCreationSiteTracking, withCreationSite } from './tensor/site.js';
 export { checkSameDevice } from './dispatch/device-rule.js';
+export { checkCompute } from './dispatch/run.js';
+export { bindArguments } from './ops/arguments.js';
 export {
-  tensor, zeros, ones, full, empty, arange, linspace, rand, randn, randint,
+  tensor, zeros, ones, full, empty, eye, arange, linspace, rand, randn, randint,
   zerosLike, onesLike, fullLike, emptyLike, randLike, randnLike, randintLike,
   type FactoryOptions, type RandomOptions, type TensorData,
 } from './ops/creation.js';
 export { Generator, manualSeed, defaultGenerator } from './random/generator.js';
+export { normal, randperm } from './ops/sampling.js';
+export type { IndexSpec, IndexItem, IndexList } from './ops/advanced-indexing.js';
+export type { UniqueResult, UniqueOptions } from './ops/data-dependent.js';
 export { cat, stack, pad } from './ops/join.js';
 export { where } from './ops/elementwise.js';
+export { einsum } from './ops/einsum.js';
+export { linalg, type VectorNormOptions } from './ops/linalg-namespace.js';
 // The function forms of composite ops (`logsumexp(x, dim)`) and the TensorOps interface, generated from the op table.
 export * from './generated/tensor-methods.js';
 export type { TensorApi } from './ops/methods.js';
 export {
   OP_TABLE, type OpName, type OpEntry, type EntryBase, type UnaryEntry, type BinaryEntry, type CompareEntry, type CompositeEntry,
-  type ImplementedEntry, type PartialGrad, type BinaryGrad, type AutocastClass, type AutocastRule, type DTypeRule, type CompositeOp,
+  type ImplementedEntry, type KernelFamily, type PartialGrad, type BinaryGrad, type AutocastClass, type AutocastRule, type DTypeRule, type CompositeOp,
 } from './ops/table.js';
 export { setFusedKernelsEnabled, fusedKernelsEnabled } from './dispatch/fused.js';
 export { fusedCrossEntropy, type FusedCrossEntropyOptions } from './ops/cross-entropy.js';
@@ -53,9 +60,17 @@ export type { ValuesIndices } from './ops/reduce.js';
 export { memoryStats } from './tensor/memory.js';
 export { freeingTemporaries } from './tensor/temporaries.js';
 export { reclaimsSynchronously } from './tensor/reclaim.js';
-export { noGrad, enableGrad, isGradEnabled, setGradEnabled } from './autograd/grad-mode.js';
-export { gradcheck, type GradcheckOptions, type GradcheckResult } from './autograd/gradcheck.js';
+export { noGrad, enableGrad, isGradEnabled, setGradEnabled, inferenceMode, isInferenceModeEnabled } from './autograd/grad-mode.js';
+export { gradcheck, gradgradcheck, type GradcheckOptions, type GradcheckResult } from './autograd/gradcheck.js';
 export type { BackwardOptions } from './autograd/engine.js';
+export type { GradHookFn } from './autograd/node.js';
+export type { RemovableHandle } from './autograd/hooks.js';
+/**
+ * PyTorch's `torch.autograd`: `autograd.grad` (gradients returned instead of accumulated, with
+ * `createGraph` for higher-order derivatives), `autograd.Function` (custom differentiable ops),
+ * `gradcheck` and `gradgradcheck`.
+ */
+export * as autograd from './autograd/autograd.js';
 export {
   autocast, autocastOp, AutocastRegion, isAutocastEnabled, getAutocastDtype, isAutocastCacheEnabled,
   setAutocastCacheEnabled, clearAutocastCache, registerAutocastPolicy, autocastPolicy, type AutocastOptions,

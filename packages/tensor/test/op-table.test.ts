@@ -17,7 +17,7 @@ function signatures(entry: OpEntry): readonly string[] {
     case 'unary': return ['(): Tensor'];
     case 'compare': return ['(other: TensorOrScalar): Tensor'];
     case 'binary': return [entry.signature ?? '(other: TensorOrScalar): Tensor'];
-    case 'composite': return [entry.signature];
+    case 'composite': return typeof entry.signature === 'string' ? [entry.signature] : entry.signature;
     case 'implemented': return entry.signature === undefined ? [] : typeof entry.signature === 'string' ? [entry.signature] : entry.signature;
   }
 }
@@ -45,7 +45,11 @@ function render(): string {
     '// Generated from the op table (src/ops/table.ts) by test/op-table.test.ts: do not edit. Regenerate with',
     '//   UPDATE_GENERATED=1 npx -y pnpm@12.4.2 --filter @core/tensor exec vitest run test/op-table.test.ts',
     "import type { DType } from '../dtype/dtype.js';",
+    "import type { IndexSpec } from '../ops/advanced-indexing.js';",
+    "import type { FactoryOptions, TensorData } from '../ops/creation.js';",
+    "import type { UniqueOptions, UniqueResult } from '../ops/data-dependent.js';",
     "import type { ValuesIndices } from '../ops/reduce.js';",
+    "import type { Generator } from '../random/generator.js';",
     "import type { Tensor, TensorOrScalar } from '../tensor/tensor.js';",
     '',
     '/** The op methods of `Tensor`, one per op of the table that has a method. */',
@@ -56,21 +60,30 @@ function render(): string {
     const sigs = signatures(entry);
     if (sigs.length === 0) continue;
     for (const sig of sigs) lines.push(`  /** ${entry.doc} */`, `  ${name}${sig};`);
-    if (entry.kind === 'composite' && entry.fn) {
-      const close = sig0Close(entry.signature);
-      const params = topLevelParams(entry.signature.slice(1, close));
-      const names = params.map((p) => p.split(/[?:]/)[0]!.trim());
-      functions.push(
-        '',
-        `/** ${entry.doc} The function form of \`Tensor.${name}\`. */`,
-        `export function ${name}(input: Tensor${params.map((p) => `, ${p}`).join('')})${entry.signature.slice(close + 1)} {`,
-        `  return input.${name}(${names.join(', ')});`,
-        '}',
-      );
-    }
+    if ((entry.kind === 'composite' || entry.kind === 'implemented') && entry.fn) functions.push('', ...functionForm(name, entry.doc, sigs));
   }
   lines.push('}', ...functions, '');
   return lines.join('\n');
+}
+
+/** `torch.X(input, …)`: one function, or overloads that pass their arguments on as they came. */
+function functionForm(name: string, doc: string, sigs: readonly string[]): string[] {
+  const comment = `/** ${doc} The function form of \`Tensor.${name}\`. */`;
+  const withInput = (sig: string) => {
+    const close = sig0Close(sig);
+    const params = topLevelParams(sig.slice(1, close));
+    return { params, head: `export function ${name}(input: Tensor${params.map((p) => `, ${p}`).join('')})${sig.slice(close + 1)}` };
+  };
+  if (sigs.length === 1) {
+    const { params, head } = withInput(sigs[0]!);
+    return [comment, `${head} {`, `  return input.${name}(${params.map((p) => p.split(/[?:]/)[0]!.trim()).join(', ')});`, '}'];
+  }
+  return [
+    ...sigs.flatMap((sig) => [comment, `${withInput(sig).head};`]),
+    `export function ${name}(input: Tensor, ...args: unknown[]): unknown {`,
+    `  return (input.${name} as (...args: unknown[]) => unknown)(...args);`,
+    '}',
+  ];
 }
 
 /** The index of the `)` that closes a signature's parameter list. */

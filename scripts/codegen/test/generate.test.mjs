@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BINARY_OPS, COMPARE_OPS, UNARY_OPS } from '@core/tensor';
+import { BINARY_OPS, COMPARE_OPS, SCATTER_MODES, UNARY_OPS } from '@core/tensor';
 import { generatedFiles } from '../generate.mjs';
 
 const script = fileURLToPath(new URL('../generate.mjs', import.meta.url));
@@ -59,6 +59,7 @@ describe('the generated vocabulary', () => {
     expect(cuda).toContain(`U_LOGICAL_NOT = ${UNARY_OPS.indexOf('logicalNot')},`);
     expect(cuda).toContain(`B_REMAINDER = ${BINARY_OPS.indexOf('remainder')},`);
     expect(cuda).toContain(`C_GE = ${COMPARE_OPS.indexOf('ge')},`);
+    expect(cuda).toContain(`S_AMIN = ${SCATTER_MODES.indexOf('amin')},`);
   });
 
   it('gives the wasm ops their group base plus the contract index, groups never overlapping', () => {

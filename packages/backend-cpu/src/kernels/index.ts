@@ -5,8 +5,9 @@ import type { CpuStorage } from '../storage.js';
 import { cast } from './cast.js';
 import { copy, fill } from './copy.js';
 import { binary, compare, unary, where } from './elementwise.js';
-import { gather, scatterAdd } from './indexing.js';
+import { gather, scatter, scatterAdd } from './indexing.js';
 import { matmul } from './matmul.js';
+import { argsort, cumulative } from './ordering.js';
 import { random } from './random.js';
 import { argReduce, reduce } from './reduce.js';
 
@@ -27,6 +28,9 @@ export const CpuKernels: Kernels<CpuStorage> = {
   gather,
   scatterAdd,
   random,
+  argsort,
+  cumulative,
+  scatter,
 };
 
 export { CpuFused } from './fused.js';

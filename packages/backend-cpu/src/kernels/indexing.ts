@@ -1,7 +1,7 @@
-// gather and scatterAdd along any dim, N-d and strided. Both walk the index tensor's shape with
-// the `dim` stride of the indexed tensor zeroed: the walker supplies the base offset of the
-// element's fibre and the index value picks the position along `dim`.
-import { float32ToBFloat16Bits, float32ToFloat16Bits } from '@core/tensor';
+// gather, scatterAdd and scatter along any dim, N-d and strided. They walk the index tensor's
+// shape with the `dim` stride of the indexed tensor zeroed: the walker supplies the base offset of
+// the element's fibre and the index value picks the position along `dim`.
+import { float32ToBFloat16Bits, float32ToFloat16Bits, type ScatterMode } from '@core/tensor';
 import { bfloat16Table, checkDType, checkShape, float16Table, type Ref } from './io.js';
 import { normalizeAxis, RowWalker, spanOf, sizeOf } from './strided.js';
 
@@ -54,6 +54,21 @@ export function gather(xRef: Ref, dim: number, indexRef: Ref, outRef: Ref): void
 }
 
 /**
+ * What scatterAdd and scatter walk: index's shape, with index, src and the base of out's fibre
+ * along `dim` as the walker's operands (the index value supplies the position along `dim`). Null
+ * when index is empty.
+ */
+function scatterWalk(what: string, outRef: Ref, dim: number, indexRef: Ref, srcRef: Ref) {
+  const [out, index, src] = asVectors([outRef, indexRef, srcRef]);
+  const d = normalizeAxis(dim, out.shape.length, what);
+  checkIndex(what, out, d, index, src, 'src');
+  checkDType(what, 'src', src, out.dtype);
+  if (sizeOf(index.shape) === 0) return null;
+  const w = new RowWalker(index.shape, [index.strides, src.strides, withoutDim(out.strides, d)], [index.offset, src.offset, out.offset]);
+  return { out, d, dimStride: out.strides[d], w, is: index.storage.data, ss: src.storage.data, os: out.storage.data };
+}
+
+/**
  * In place: out[…, index[…, j, …], …] += src[…, j, …] along `dim`, duplicates accumulating.
  * float32 adds round to f32 at every add, float64 is plain, int32 wraps, bool is a logical or.
  * Half types: the touched elements of out are decoded once, every contribution is added in f32
@@ -61,18 +76,11 @@ export function gather(xRef: Ref, dim: number, indexRef: Ref, outRef: Ref): void
  * untouched elements keep their exact bits.
  */
 export function scatterAdd(outRef: Ref, dim: number, indexRef: Ref, srcRef: Ref): void {
-  const [out, index, src] = asVectors([outRef, indexRef, srcRef]);
-  const d = normalizeAxis(dim, out.shape.length, 'scatterAdd');
-  checkIndex('scatterAdd', out, d, index, src, 'src');
-  checkDType('scatterAdd', 'src', src, out.dtype);
-  if (sizeOf(index.shape) === 0) return;
-  const dimStride = out.strides[d];
-  const w = new RowWalker(index.shape, [index.strides, src.strides, withoutDim(out.strides, d)], [index.offset, src.offset, out.offset]);
+  const walk = scatterWalk('scatterAdd', outRef, dim, indexRef, srcRef);
+  if (walk === null) return;
+  const { out, dimStride, w, is, ss, os } = walk;
   const n = w.rowLength;
   const [iStep, sStep, oStep] = w.step;
-  const is = index.storage.data;
-  const ss = src.storage.data;
-  const os = out.storage.data;
 
   if (out.dtype === 'float16' || out.dtype === 'bfloat16') {
     // f32 accumulators for the storage range out spans (a view never overlaps itself, so each
@@ -108,6 +116,46 @@ export function scatterAdd(outRef: Ref, dim: number, indexRef: Ref, srcRef: Ref)
       const t = ob + is[i] * dimStride;
       // Typed-array stores round (float32) or wrap (int32) the exact f64 sum.
       os[t] = isBool ? os[t] | ss[s] : os[t] + ss[s];
+    }
+  }
+}
+
+/** How scatter combines the current element with a src value (numbers as the value arrays hold them). */
+function combineFor(mode: ScatterMode, dtype: string): (current: number, v: number) => number {
+  switch (mode) {
+    case 'assign': return (_current, v) => v;
+    case 'prod': return dtype === 'int32' ? Math.imul : dtype === 'bool' ? (a, b) => a & b : (a, b) => a * b;
+    case 'amax': return (a, b) => (a !== a || b !== b ? NaN : a > b ? a : b);
+    case 'amin': return (a, b) => (a !== a || b !== b ? NaN : a < b ? a : b);
+    default: throw new TypeError(`cpu scatter: unknown mode '${String(mode satisfies never)}'`);
+  }
+}
+
+/**
+ * In place: out[…, index[…, j, …], …] = combine(current, src[…, j, …]) along `dim`, in index order
+ * (so `assign` keeps the last of repeated indices). Each combination is rounded on store: f32 for
+ * float32 (half types computed in f32, then rounded to the half format), int32 products wrap, bool
+ * prod/amin are AND and amax OR. An index out of range throws before anything is written past it.
+ */
+export function scatter(outRef: Ref, dim: number, indexRef: Ref, srcRef: Ref, mode: ScatterMode): void {
+  const walk = scatterWalk('scatter', outRef, dim, indexRef, srcRef);
+  if (walk === null) return;
+  const { out, d, dimStride, w, is, ss, os } = walk;
+  const size = out.shape[d];
+  const n = w.rowLength;
+  const [iStep, sStep, oStep] = w.step;
+  const half = out.dtype === 'float16' ? { table: float16Table(), encode: float32ToFloat16Bits } : out.dtype === 'bfloat16' ? { table: bfloat16Table(), encode: float32ToBFloat16Bits } : null;
+  const combine = combineFor(mode, out.dtype);
+  for (let r = 0; r < w.rows; r++, w.next()) {
+    let i = w.pos[0];
+    let s = w.pos[1];
+    let ob = w.pos[2];
+    for (let j = 0; j < n; j++, i += iStep, s += sStep, ob += oStep) {
+      const at = is[i];
+      if (at < 0 || at >= size) throw new RangeError(`cpu scatter: index ${at} is out of bounds for dimension ${d} with size ${size}`);
+      const t = ob + at * dimStride;
+      // Typed-array stores round (float32) or wrap (int32) the combined value.
+      os[t] = half ? half.encode(Math.fround(combine(half.table[os[t]], half.table[ss[s]]))) : combine(os[t], ss[s]);
     }
   }
 }

@@ -1,7 +1,7 @@
 // Cases generated from the op table: primitives, composites and views (forward vs the oracle),
 // their NaN/Inf samples (numerics), their gradients (autograd), and, for dtypes the backend does
 // not declare, the check that core rejects them with a DTypeError (capabilities).
-import { DTypeError, fusedKernelsEnabled, setFusedKernelsEnabled, type DTypeName } from '@core/tensor';
+import { DTypeError, fusedKernelsEnabled, setFusedKernelsEnabled, type Device, type DTypeName, type Tensor } from '@core/tensor';
 import { expectTensor, expectThrows } from '../check.js';
 import { stored, toDevice, upload } from '../inputs.js';
 import { isFloat, roundTo } from '../oracle/dtype.js';
@@ -24,6 +24,11 @@ export function withFused<T>(variant: Variant, fn: () => T): T {
   } finally {
     setFusedKernelsEnabled(before);
   }
+}
+
+/** The op's result: its `callAsync` awaited when it has one, else `call` (fused or decomposed). */
+async function resultOf(info: OpInfo, variant: Variant, xs: Tensor[], args: Readonly<Record<string, unknown>>, ctx: { device: Device; dtype: DTypeName }): Promise<Tensor> {
+  return info.callAsync ? info.callAsync(xs, args, ctx) : withFused(variant, () => info.call(xs, args, ctx));
 }
 
 /** Why the backend's declared capabilities rule out this op/dtype/sample, or null. */
@@ -67,7 +72,7 @@ function forwardCase(env: Env, info: OpInfo, dtype: DTypeName, sample: Sample, v
       const args = sample.args ?? {};
       const tensors = sample.inputs.map((i) => upload(i, env.device));
       const expected = info.reference(sample.inputs.map((i) => i.value), args, dtype);
-      const y = withFused(variant, () => info.call(tensors, args, { device: env.device, dtype }));
+      const y = await resultOf(info, variant, tensors, args, { device: env.device, dtype });
       return expectTensor(y, expected, {
         label: `${info.name} ${dtype} ${sample.name}${variant ? ` (${variant})` : ''}`,
         cls: info.tolerance,
@@ -95,7 +100,7 @@ function gradCase(env: Env, info: OpInfo, dtype: 'float32' | 'float64', sample: 
       const stores = sample.inputs.map(stored);
       const leaves = sample.inputs.map((inp, k) => toDevice(stores[k]!.base, inp.dtype, env.device, wrt.includes(k)));
       const xs = leaves.map((leaf, k) => stores[k]!.view(leaf));
-      const y = withFused(variant, () => info.call(xs, args, { device: env.device, dtype }));
+      const y = await resultOf(info, variant, xs, args, { device: env.device, dtype });
       const rng = new Rng(`${id}/weights`);
       const w = nd(y.shape, () => roundTo(y.dtype.name, rng.uniform(-1, 1)));
       withFused(variant, () => y.backward(toDevice(w, y.dtype.name, env.device)));

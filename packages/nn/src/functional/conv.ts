@@ -2,8 +2,8 @@
 // [N, groups, C/groups·kh·kw, outH·outW] matrix, multiply by the weight viewed as
 // [groups, O/groups, C/groups·kh·kw]. Autograd differentiates the decomposition.
 import { pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
-import { checkFloating, checkRank, checkTensor, pair, shapeText, type Pair } from '../internal/args.js';
-import { checkSameDevice } from '@core/tensor';
+import { bindArgs, checkFloating, checkRank, checkTensor, pair, shapeText, type Args, type Pair } from '../internal/args.js';
+import { checkCompute, checkSameDevice } from '@core/tensor';
 import { checkSameDType, isHalf } from './linear.js';
 import { checkOutputSize, convOutputSize, slidingWindows } from './windows.js';
 import { autocastOp } from '@core/tensor';
@@ -37,8 +37,18 @@ function paddingOf(padding: Conv2dPadding, kernel: [number, number], stride: [nu
   return [ph, ph, pw, pw];
 }
 
-/** 2-D convolution (cross-correlation, like PyTorch) of [N, C, H, W] or [C, H, W] input. Autocast: lower precision (AC-8). */
-export function conv2d(input: Tensor, weight: Tensor, bias?: Tensor | null, options: Conv2dOptions = {}): Tensor {
+/** conv2d's parameters after the weight, by name. */
+interface Conv2dArgs extends Conv2dOptions {
+  readonly bias?: Tensor | null;
+}
+
+/**
+ * 2-D convolution (cross-correlation, like PyTorch) of [N, C, H, W] or [C, H, W] input, with
+ * PyTorch's positional order `conv2d(input, weight, bias, stride, padding, dilation, groups)`, or
+ * any of them by name in a trailing object. Autocast: lower precision (AC-8).
+ */
+export function conv2d(input: Tensor, weight: Tensor, ...args: Args<[bias: Tensor | null, stride: Pair, padding: Conv2dPadding, dilation: Pair, groups: number], Conv2dArgs>): Tensor {
+  const { bias, ...options } = bindArgs<Conv2dArgs>('conv2d', ['bias', 'stride', 'padding', 'dilation', 'groups'], args);
   return autocastOp('conv2d', [input, weight, bias] as const, (x, w, b) => conv2dImpl(x, w, b, options));
 }
 
@@ -73,6 +83,7 @@ function conv2dImpl(input: Tensor, weight: Tensor, bias?: Tensor | null, options
   // Half types run in f32 and round once at the end, as PyTorch's convolutions accumulate in f32
   // (bias included) and store once; the backward pass then also sums overlapping windows in f32.
   const half = isHalf(x.dtype) && (bias == null || bias.dtype === x.dtype);
+  if (half) checkCompute('conv2d', x);
   const x32 = half ? x.float() : x;
   const xp = top + bottom + left + right > 0 ? pad(x32, [left, right, top, bottom]) : x32;
   const [Hp, Wp] = [H + top + bottom, W + left + right];

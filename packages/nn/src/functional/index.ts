@@ -1,16 +1,28 @@
 // The functional API, `import { F } from '@core/nn'`: PyTorch's torch.nn.functional in camelCase.
 import type { Tensor } from '@core/tensor';
 
-export { relu, gelu, tanh, sigmoid, leakyRelu, silu, softmax, logSoftmax, type GeluApproximate, type SoftmaxOptions } from './activation.js';
+export {
+  relu, gelu, tanh, sigmoid, leakyRelu, silu, softmax, logSoftmax, elu, selu, softplus, mish, hardswish, hardsigmoid, prelu, glu, softsign,
+  type GeluApproximate, type SoftmaxOptions, type SoftplusOptions,
+} from './activation.js';
 export { linear } from './linear.js';
 export { conv2d, type Conv2dOptions, type Conv2dPadding } from './conv.js';
 export { maxPool2d, type MaxPool2dOptions } from './pooling.js';
-export { dropout, type DropoutOptions } from './dropout.js';
-export { layerNorm, batchNorm } from './normalization.js';
-export { embedding } from './embedding.js';
+export { dropout, dropout1d, dropout2d, alphaDropout, type DropoutOptions, type DropoutArgs } from './dropout.js';
+export {
+  layerNorm, rmsNorm, batchNorm, instanceNorm, groupNorm, normalize,
+  type RMSNormOptions, type InstanceNormOptions, type GroupNormOptions, type NormalizeOptions,
+} from './normalization.js';
+export { embedding, embeddingBag, type EmbeddingArgs, type EmbeddingBagArgs, type EmbeddingBagMode } from './embedding.js';
+export { cosineSimilarity, type CosineSimilarityOptions } from './distance.js';
 export { crossEntropy, nllLoss, type CrossEntropyOptions, type NLLLossOptions } from './cross-entropy.js';
-export { mseLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits, type BCEOptions, type BCEWithLogitsOptions } from './loss.js';
+export {
+  mseLoss, l1Loss, smoothL1Loss, huberLoss, klDiv, cosineEmbeddingLoss, marginRankingLoss, binaryCrossEntropy, binaryCrossEntropyWithLogits,
+  type ReductionOptions, type SmoothL1LossOptions, type HuberLossOptions, type KLDivOptions, type KLDivReduction, type MarginLossOptions,
+  type BCEOptions, type BCEWithLogitsOptions,
+} from './loss.js';
 export { pad, type PadMode } from './pad.js';
+export { scaledDotProductAttention, type ScaledDotProductAttentionOptions } from './attention.js';
 
 /** Merge dims startDim..endDim into one (torch.flatten; nn.Flatten starts at dim 1). */
 export function flatten(input: Tensor, startDim = 0, endDim = -1): Tensor {

@@ -1,7 +1,7 @@
 // F.linear: y = x·Wᵀ + b over the last dim of x.
 import { bfloat16, DTypeError, float16, ShapeError, type DType, type Tensor } from '@core/tensor';
 import { checkTensor, shapeText } from '../internal/args.js';
-import { checkSameDevice } from '@core/tensor';
+import { checkCompute, checkSameDevice } from '@core/tensor';
 import { autocastOp } from '@core/tensor';
 
 /** Check that input and weight share a dtype, naming both fixes (matrix products never promote). */
@@ -41,6 +41,7 @@ function linearImpl(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor
   if (bias != null && bias.dtype === input.dtype && isHalf(input.dtype)) {
     // PyTorch's addmm adds the bias to the GEMM's f32 accumulator and rounds once. Widening is exact
     // and a product of two halves is exact in f32, so the f32 path rounds exactly where PyTorch does.
+    checkCompute('linear', input);
     return input.float().matmul(weight.float().t()).add(bias.float()).to(input.dtype);
   }
   const out = input.matmul(weight.t());

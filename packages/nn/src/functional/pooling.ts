@@ -1,7 +1,7 @@
 // F.maxPool2d: pad with −∞, view the windows with asStrided, take the max over each window. The
 // gradient goes to the (first) argmax of each window, like PyTorch.
-import { pad, ShapeError, type Tensor } from '@core/tensor';
-import { checkFloating, checkRank, checkTensor, pair, type Pair } from '../internal/args.js';
+import { pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
+import { bindArgs, checkFloating, checkRank, checkTensor, pair, type Args, type Pair } from '../internal/args.js';
 import { checkOutputSize, slidingWindows } from './windows.js';
 
 /** maxPool2d's options (PyTorch's keyword arguments). */
@@ -14,6 +14,13 @@ export interface MaxPool2dOptions {
   readonly dilation?: Pair;
   /** Round the output size up, letting the last window hang over the end. */
   readonly ceilMode?: boolean;
+  /** Also return the argmax indices: not supported (only false). */
+  readonly returnIndices?: boolean;
+}
+
+/** PyTorch's maxPool2d rejects what the library does not implement. */
+export function checkNoIndices(returnIndices: boolean | undefined, op: string): void {
+  if (returnIndices) throw new ValueError(`${op}: returnIndices is not supported; take the max over the windows without indices (returnIndices: false)`);
 }
 
 /** PyTorch's pooling_output_shape. */
@@ -26,9 +33,13 @@ export function pooledSize(input: number, kernel: number, padding: number, strid
 }
 
 /**
- * The max over each `kernelSize` window of a [N, C, H, W] (or [C, H, W]) input; the gradient goes to each window's first maximum.
+ * The max over each `kernelSize` window of a [N, C, H, W] (or [C, H, W]) input; the gradient goes
+ * to each window's first maximum. PyTorch's order: `maxPool2d(input, kernelSize, stride, padding,
+ * dilation, ceilMode)`, or any of them by name in a trailing object.
  */
-export function maxPool2d(input: Tensor, kernelSize: Pair, options: MaxPool2dOptions = {}): Tensor {
+export function maxPool2d(input: Tensor, kernelSize: Pair, ...args: Args<[stride: Pair | null, padding: Pair, dilation: Pair, ceilMode: boolean, returnIndices: boolean], MaxPool2dOptions>): Tensor {
+  const options = bindArgs<MaxPool2dOptions>('maxPool2d', ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices'], args);
+  checkNoIndices(options.returnIndices, 'maxPool2d()');
   checkTensor(input, 'input', 'maxPool2d');
   checkFloating(input, 'input', 'maxPool2d');
   checkRank(input, [3, 4], '3D (unbatched) or 4D (batched) input to maxPool2d', 'maxPool2d');

@@ -1,6 +1,6 @@
 // Small argument helpers shared by layers and functional ops: PyTorch's `_pair`, shape text,
 // reductions and tensor checks. Pure functions, no state.
-import { DTYPES, DTypeError, ShapeError, Tensor, ValueError, type DType, type DeviceLike } from '@core/tensor';
+import { bindArguments, DTYPES, DTypeError, ShapeError, Tensor, ValueError, type DType, type DeviceLike } from '@core/tensor';
 
 /** A size given as one number for both spatial dims, or as [height, width]. */
 export type Pair = number | readonly [number, number];
@@ -25,6 +25,32 @@ export function pair(value: Pair, name: string, op: string, min = 0): [number, n
     throw new ValueError(`${op}: ${name} must be an integer ≥ ${min} or a pair of them, got ${JSON.stringify(value)}`);
   }
   return both as [number, number];
+}
+
+/** PyTorch's call forms, typed: the positional parameters `P` (each may be skipped with undefined). */
+type Skippable<P extends readonly unknown[]> = { [I in keyof P]: P[I] | undefined };
+type Prefixes<P extends readonly unknown[]> = P extends readonly [...infer Init, unknown] ? P | Prefixes<Init> : P;
+
+/**
+ * The arguments after a function's required ones, as Python binds them: any leading run of the
+ * positional-or-keyword parameters `P` (in PyTorch's order), optionally followed by one keyword
+ * object `K` that names parameters instead (`F.conv2d(x, w, b, 2, 1)` or `F.conv2d(x, w, b, { stride: 2, padding: 1 })`).
+ */
+export type Args<P extends readonly unknown[], K> = Prefixes<Skippable<P>> extends infer X extends readonly unknown[] ? X | [...X, K] : never;
+
+/**
+ * Bind `args` (see `Args`) to parameter names the way Python does: positionals fill `names` in
+ * order, a trailing keyword object may name any of `names` or `keywordOnly`. Returns the values by
+ * name (undefined: not given, so the default applies). A parameter given both ways, a keyword the
+ * function does not have, or more positionals than `names` is a TypeError naming it.
+ */
+export function bindArgs<K extends object>(op: string, names: readonly (keyof K & string)[], args: readonly unknown[], keywordOnly: readonly (keyof K & string)[] = []): Partial<K> {
+  return bindArguments(op, args, names, keywordOnly) as Partial<K>;
+}
+
+/** Where new parameters and buffers go: `{ device, dtype }` without the absent ones. */
+export function factoryOf({ device, dtype }: FactoryOptions): FactoryOptions {
+  return { ...(device !== undefined ? { device } : {}), ...(dtype !== undefined ? { dtype } : {}) };
 }
 
 export function checkTensor(value: unknown, name: string, op: string): asserts value is Tensor {
@@ -77,4 +103,27 @@ export function checkRank(t: Tensor, allowed: readonly number[], what: string, o
 /** Half types compute statistics in float32 and round once (PyTorch's opmath type). */
 export function opmathDType(dtype: DType): DType {
   return dtype === DTYPES.float16 || dtype === DTYPES.bfloat16 ? DTYPES.float32 : dtype;
+}
+
+/** `dim` as a non-negative index into `ndim` dims (negative counts from the end), or PyTorch's IndexError text as a ShapeError. */
+export function dimIndex(dim: number, ndim: number, op: string): number {
+  const lo = -Math.max(ndim, 1);
+  const hi = Math.max(ndim, 1) - 1;
+  if (!Number.isInteger(dim) || dim < lo || dim > hi) {
+    throw new ShapeError(`${op}(): Dimension out of range (expected to be in range of [${lo}, ${hi}], but got ${dim})`, op);
+  }
+  return dim < 0 ? dim + Math.max(ndim, 1) : dim;
+}
+
+/** The shape `a` and `b` broadcast to, or PyTorch's error naming the first dim that does not fit. */
+export function broadcastShape(a: readonly number[], b: readonly number[], op: string): number[] {
+  const n = Math.max(a.length, b.length);
+  return Array.from({ length: n }, (_, i) => {
+    const x = a[a.length - n + i] ?? 1;
+    const y = b[b.length - n + i] ?? 1;
+    if (x !== y && x !== 1 && y !== 1) {
+      throw new ShapeError(`${op}(): The size of tensor a (${x}) must match the size of tensor b (${y}) at non-singleton dimension ${i}`, op);
+    }
+    return x === 1 ? y : x;
+  });
 }

@@ -1,10 +1,11 @@
-// nn.Conv2d(inChannels, outChannels, kernelSize, { stride, padding, dilation, groups, bias }).
+// nn.Conv2d(inChannels, outChannels, kernelSize, stride, padding, dilation, groups, bias,
+// paddingMode), each after kernelSize also by name: { stride, padding, …, device, dtype }.
 import { empty, ValueError, type Tensor } from '@core/tensor';
 import { Module } from '../module.js';
 import { Parameter } from '../parameter.js';
 import { conv2d, type Conv2dPadding } from '../functional/conv.js';
 import { defaultLayerInit } from '../internal/layer-init.js';
-import { pair, type FactoryOptions, type Pair } from '../internal/args.js';
+import { bindArgs, factoryOf, pair, type Args, type FactoryOptions, type Pair } from '../internal/args.js';
 
 /** Conv2d's options (PyTorch's keyword arguments), plus where its parameters go. */
 export interface Conv2dLayerOptions extends FactoryOptions {
@@ -43,9 +44,11 @@ export class Conv2d extends Module {
   /** [outChannels], or null without bias. */
   bias: Parameter | null;
 
-  constructor(inChannels: number, outChannels: number, kernelSize: Pair, options: Conv2dLayerOptions = {}) {
+  /** PyTorch's order: `new nn.Conv2d(1, 32, 3, 1)` is stride 1; the arguments after kernelSize may be given by name instead. */
+  constructor(inChannels: number, outChannels: number, kernelSize: Pair, ...args: Args<[stride: Pair, padding: Conv2dPadding, dilation: Pair, groups: number, bias: boolean, paddingMode: 'zeros'], Conv2dLayerOptions>) {
     super();
-    const { stride = 1, padding = 0, dilation = 1, groups = 1, bias = true, paddingMode = 'zeros', device, dtype } = options;
+    const options = bindArgs<Conv2dLayerOptions>('Conv2d', ['stride', 'padding', 'dilation', 'groups', 'bias', 'paddingMode'], args, ['device', 'dtype']);
+    const { stride = 1, padding = 0, dilation = 1, groups = 1, bias = true, paddingMode = 'zeros' } = options;
     if (!Number.isInteger(groups) || groups < 1) throw new ValueError(`Conv2d: groups must be a positive integer, got ${groups}`);
     if (!Number.isInteger(inChannels) || inChannels < 1 || inChannels % groups !== 0) throw new ValueError(`Conv2d: inChannels (${inChannels}) must be a positive integer divisible by groups (${groups})`);
     if (!Number.isInteger(outChannels) || outChannels < 1 || outChannels % groups !== 0) throw new ValueError(`Conv2d: outChannels (${outChannels}) must be a positive integer divisible by groups (${groups})`);
@@ -58,7 +61,7 @@ export class Conv2d extends Module {
     this.dilation = pair(dilation, 'dilation', 'Conv2d', 1);
     this.groups = groups;
     if (padding === 'same' && (this.stride[0] !== 1 || this.stride[1] !== 1)) throw new ValueError("Conv2d: padding='same' is not supported for strided convolutions");
-    const factory = { ...(device !== undefined ? { device } : {}), ...(dtype !== undefined ? { dtype } : {}) };
+    const factory = factoryOf(options);
     this.weight = Parameter(empty([outChannels, inChannels / groups, ...this.kernelSize], factory));
     this.bias = bias ? Parameter(empty([outChannels], factory)) : null;
     this.resetParameters();

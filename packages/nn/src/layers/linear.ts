@@ -4,7 +4,7 @@ import { Module } from '../module.js';
 import { Parameter } from '../parameter.js';
 import { linear } from '../functional/linear.js';
 import { defaultLayerInit } from '../internal/layer-init.js';
-import type { FactoryOptions } from '../internal/args.js';
+import { bindArgs, factoryOf, type Args, type FactoryOptions } from '../internal/args.js';
 
 /** Linear's options, plus where its parameters go. */
 export interface LinearOptions extends FactoryOptions {
@@ -27,13 +27,16 @@ export class Linear extends Module {
   /** [outFeatures], or null without bias. */
   bias: Parameter | null;
 
-  constructor(inFeatures: number, outFeatures: number, { bias = true, device, dtype }: LinearOptions = {}) {
+  /** `new nn.Linear(4, 3, false)` or `new nn.Linear(4, 3, { bias: false, dtype: float64 })`. */
+  constructor(inFeatures: number, outFeatures: number, ...args: Args<[bias: boolean], LinearOptions>) {
     super();
+    const options = bindArgs<LinearOptions>('Linear', ['bias'], args, ['device', 'dtype']);
+    const { bias = true } = options;
     checkSize(inFeatures, 'inFeatures', 'Linear');
     checkSize(outFeatures, 'outFeatures', 'Linear');
     this.inFeatures = inFeatures;
     this.outFeatures = outFeatures;
-    const factory = { ...(device !== undefined ? { device } : {}), ...(dtype !== undefined ? { dtype } : {}) };
+    const factory = factoryOf(options);
     this.weight = Parameter(empty([outFeatures, inFeatures], factory));
     this.bias = bias ? Parameter(empty([outFeatures], factory)) : null;
     this.resetParameters();

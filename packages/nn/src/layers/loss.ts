@@ -2,10 +2,14 @@
 import type { Tensor } from '@core/tensor';
 import { Module } from '../module.js';
 import { crossEntropy, nllLoss, type CrossEntropyOptions, type NLLLossOptions } from '../functional/cross-entropy.js';
-import { binaryCrossEntropy, binaryCrossEntropyWithLogits, mseLoss, type BCEOptions, type BCEWithLogitsOptions } from '../functional/loss.js';
-import { checkReduction, type Reduction } from '../internal/args.js';
+import {
+  binaryCrossEntropy, binaryCrossEntropyWithLogits, cosineEmbeddingLoss, huberLoss, klDiv, l1Loss, marginRankingLoss, mseLoss, smoothL1Loss,
+  type BCEOptions, type BCEWithLogitsOptions, type HuberLossOptions, type KLDivOptions, type KLDivReduction, type MarginLossOptions,
+  type ReductionOptions, type SmoothL1LossOptions,
+} from '../functional/loss.js';
+import { bindArgs, checkReduction, type Args, type Reduction } from '../internal/args.js';
 
-abstract class Loss extends Module<[Tensor, Tensor], Tensor> {
+abstract class Loss<In extends unknown[] = [Tensor, Tensor]> extends Module<In, Tensor> {
   /** 'mean' (default), 'sum' or 'none'. */
   readonly reduction: Reduction;
 
@@ -62,10 +66,15 @@ export class NLLLoss extends Loss {
   }
 }
 
+/** The reduction of a loss module, bound from `{ reduction }`. */
+function reductionOf(op: string, options: ReductionOptions): Reduction {
+  return bindArgs<ReductionOptions>(op, [], [options], ['reduction']).reduction ?? 'mean';
+}
+
 /** Mean squared error (or its sum, or per element) as a module (`F.mseLoss`). */
 export class MSELoss extends Loss {
-  constructor({ reduction = 'mean' }: { reduction?: Reduction } = {}) {
-    super(reduction);
+  constructor(options: ReductionOptions = {}) {
+    super(reductionOf('MSELoss', options));
   }
 
   forward(input: Tensor, target: Tensor): Tensor {
@@ -103,5 +112,124 @@ export class BCEWithLogitsLoss extends Loss {
 
   forward(input: Tensor, target: Tensor): Tensor {
     return binaryCrossEntropyWithLogits(input, target, { weight: this.weight, posWeight: this.posWeight, reduction: this.reduction });
+  }
+}
+
+/** Mean absolute error (or its sum, or per element) as a module (`F.l1Loss`). */
+export class L1Loss extends Loss {
+  constructor(options: ReductionOptions = {}) {
+    super(reductionOf('L1Loss', options));
+  }
+
+  forward(input: Tensor, target: Tensor): Tensor {
+    return l1Loss(input, target, { reduction: this.reduction });
+  }
+}
+
+/** Quadratic below `beta`, linear above (`F.smoothL1Loss`). */
+export class SmoothL1Loss extends Loss {
+  /** Where the loss turns from quadratic to linear. */
+  readonly beta: number;
+
+  constructor(options: SmoothL1LossOptions = {}) {
+    const { reduction = 'mean', beta = 1 } = bindArgs<SmoothL1LossOptions>('SmoothL1Loss', [], [options], ['reduction', 'beta']);
+    super(reduction);
+    this.beta = beta;
+  }
+
+  forward(input: Tensor, target: Tensor): Tensor {
+    return smoothL1Loss(input, target, { reduction: this.reduction, beta: this.beta });
+  }
+
+  /** The base's arguments, then this layer's. */
+  override extraRepr(): string {
+    return `${super.extraRepr()}, beta=${this.beta}`;
+  }
+}
+
+/** Quadratic below `delta`, linear (slope delta) above (`F.huberLoss`). */
+export class HuberLoss extends Loss {
+  /** Where the loss turns from quadratic to linear. */
+  readonly delta: number;
+
+  /** PyTorch's order: `new nn.HuberLoss('sum', 0.5)`, or by name. */
+  constructor(...args: Args<[reduction: Reduction, delta: number], HuberLossOptions>) {
+    const { reduction = 'mean', delta = 1 } = bindArgs<HuberLossOptions>('HuberLoss', ['reduction', 'delta'], args);
+    super(reduction);
+    this.delta = delta;
+  }
+
+  forward(input: Tensor, target: Tensor): Tensor {
+    return huberLoss(input, target, { reduction: this.reduction, delta: this.delta });
+  }
+
+  /** The base's arguments, then this layer's. */
+  override extraRepr(): string {
+    return `${super.extraRepr()}, delta=${this.delta}`;
+  }
+}
+
+/** The Kullback-Leibler divergence of the target from the input's distribution (`F.klDiv`); the input holds log-probabilities. */
+export class KLDivLoss extends Module<[Tensor, Tensor], Tensor> {
+  /** 'mean' (default), 'batchmean', 'sum' or 'none'. */
+  readonly reduction: KLDivReduction;
+  /** The target holds log-probabilities. */
+  readonly logTarget: boolean;
+
+  constructor(options: KLDivOptions = {}) {
+    super();
+    const { reduction = 'mean', logTarget = false } = bindArgs<KLDivOptions>('KLDivLoss', [], [options], ['reduction', 'logTarget']);
+    if (reduction !== 'batchmean') checkReduction(reduction, 'KLDivLoss');
+    this.reduction = reduction;
+    this.logTarget = logTarget;
+  }
+
+  forward(input: Tensor, target: Tensor): Tensor {
+    return klDiv(input, target, { reduction: this.reduction, logTarget: this.logTarget });
+  }
+
+  override extraRepr(): string {
+    return `reduction='${this.reduction}', logTarget=${this.logTarget}`;
+  }
+}
+
+/** The loss modules of (input1, input2, target) with a margin. */
+abstract class MarginLoss extends Loss<[Tensor, Tensor, Tensor]> {
+  /** The margin. */
+  readonly margin: number;
+
+  constructor(op: string, args: readonly unknown[]) {
+    const { margin = 0, reduction = 'mean' } = bindArgs<MarginLossOptions>(op, ['margin'], args, ['reduction']);
+    super(reduction);
+    this.margin = margin;
+  }
+
+  /** The margin, then the reduction. */
+  override extraRepr(): string {
+    return `margin=${this.margin}, ${super.extraRepr()}`;
+  }
+}
+
+/** 1 − cos for similar pairs (target 1), max(0, cos − margin) for dissimilar ones (target −1) (`F.cosineEmbeddingLoss`). */
+export class CosineEmbeddingLoss extends MarginLoss {
+  /** `new nn.CosineEmbeddingLoss(0.5)` or `new nn.CosineEmbeddingLoss({ margin: 0.5, reduction: 'sum' })`. */
+  constructor(...args: Args<[margin: number], MarginLossOptions>) {
+    super('CosineEmbeddingLoss', args);
+  }
+
+  forward(input1: Tensor, input2: Tensor, target: Tensor): Tensor {
+    return cosineEmbeddingLoss(input1, input2, target, this.margin, { reduction: this.reduction });
+  }
+}
+
+/** max(0, −target·(input1 − input2) + margin) (`F.marginRankingLoss`). */
+export class MarginRankingLoss extends MarginLoss {
+  /** `new nn.MarginRankingLoss(0.5)` or `new nn.MarginRankingLoss({ margin: 0.5, reduction: 'sum' })`. */
+  constructor(...args: Args<[margin: number], MarginLossOptions>) {
+    super('MarginRankingLoss', args);
+  }
+
+  forward(input1: Tensor, input2: Tensor, target: Tensor): Tensor {
+    return marginRankingLoss(input1, input2, target, this.margin, { reduction: this.reduction });
   }
 }

@@ -1,14 +1,17 @@
-// nn.LayerNorm and nn.BatchNorm1d/2d. BatchNorm keeps runningMean/runningVar/numBatchesTracked
-// buffers (numBatchesTracked is int32 here; PyTorch: int64).
+// nn.LayerNorm, nn.RMSNorm, nn.GroupNorm, nn.BatchNorm1d/2d and nn.InstanceNorm1d/2d. Batch and
+// instance norm share PyTorch's _NormBase: per-channel weight and bias, and runningMean /
+// runningVar / numBatchesTracked buffers (numBatchesTracked is int32 here; PyTorch: int64).
 import { empty, int32, ShapeError, ValueError, zeros, noGrad, type Tensor } from '@core/tensor';
 import { Module } from '../module.js';
 import { Parameter } from '../parameter.js';
-import { batchNorm, layerNorm } from '../functional/normalization.js';
+import { batchNorm, groupNorm, instanceNorm, layerNorm, rmsNorm } from '../functional/normalization.js';
 import { ones_, zeros_ } from '../init.js';
-import { shapeText, type FactoryOptions } from '../internal/args.js';
+import { bindArgs, factoryOf, shapeText, type Args, type FactoryOptions } from '../internal/args.js';
 
-function factoryOf({ device, dtype }: FactoryOptions) {
-  return { ...(device !== undefined ? { device } : {}), ...(dtype !== undefined ? { dtype } : {}) };
+/** weight = 1, bias = 0: the affine that changes nothing. */
+function resetAffine(weight: Tensor | null, bias: Tensor | null): void {
+  if (weight) ones_(weight);
+  if (bias) zeros_(bias);
 }
 
 /** LayerNorm's options, plus where its parameters go. */
@@ -19,6 +22,13 @@ export interface LayerNormOptions extends FactoryOptions {
   readonly elementwiseAffine?: boolean;
   /** Learn a bias too (when elementwiseAffine). */
   readonly bias?: boolean;
+}
+
+/** A normalised shape as a frozen list of sizes, checked. */
+function shapeOf(normalizedShape: number | readonly number[], op: string): readonly number[] {
+  const shape = typeof normalizedShape === 'number' ? [normalizedShape] : [...normalizedShape];
+  if (shape.length === 0 || shape.some((s) => !Number.isInteger(s) || s < 0)) throw new ValueError(`${op}: normalizedShape must be non-negative integers, got ${JSON.stringify(normalizedShape)}`);
+  return Object.freeze(shape);
 }
 
 /**
@@ -36,12 +46,13 @@ export class LayerNorm extends Module {
   /** The shift, shaped like normalizedShape (null without it). */
   bias: Parameter | null;
 
-  constructor(normalizedShape: number | readonly number[], options: LayerNormOptions = {}) {
+  /** PyTorch's order: `new nn.LayerNorm(512, 1e-6)`, or the arguments after normalizedShape by name. */
+  constructor(normalizedShape: number | readonly number[], ...args: Args<[eps: number, elementwiseAffine: boolean, bias: boolean], LayerNormOptions>) {
     super();
+    const options = bindArgs<LayerNormOptions>('LayerNorm', ['eps', 'elementwiseAffine', 'bias'], args, ['device', 'dtype']);
     const { eps = 1e-5, elementwiseAffine = true, bias = true } = options;
-    const shape = typeof normalizedShape === 'number' ? [normalizedShape] : [...normalizedShape];
-    if (shape.length === 0 || shape.some((s) => !Number.isInteger(s) || s < 0)) throw new ValueError(`LayerNorm: normalizedShape must be non-negative integers, got ${JSON.stringify(normalizedShape)}`);
-    this.normalizedShape = Object.freeze(shape);
+    const shape = shapeOf(normalizedShape, 'LayerNorm');
+    this.normalizedShape = shape;
     this.eps = eps;
     this.elementwiseAffine = elementwiseAffine;
     this.weight = elementwiseAffine ? Parameter(empty(shape, factoryOf(options))) : null;
@@ -51,8 +62,7 @@ export class LayerNorm extends Module {
 
   /** weight = 1, bias = 0. */
   resetParameters(): void {
-    if (this.weight) ones_(this.weight);
-    if (this.bias) zeros_(this.bias);
+    resetAffine(this.weight, this.bias);
   }
 
   forward(input: Tensor): Tensor {
@@ -64,19 +74,123 @@ export class LayerNorm extends Module {
   }
 }
 
+/** RMSNorm's options, plus where its weight goes. */
+export interface RMSNormOptions extends FactoryOptions {
+  /** Added to the mean square (default null: the computation dtype's machine epsilon). */
+  readonly eps?: number | null;
+  /** Learn a per-element scale over the normalised shape (default true). */
+  readonly elementwiseAffine?: boolean;
+}
+
+/** x / √(mean(x²) + eps) · weight over the last dims (`normalizedShape`): PyTorch's `nn.RMSNorm` (`F.rmsNorm`). */
+export class RMSNorm extends Module {
+  /** The trailing shape normalised over. */
+  readonly normalizedShape: readonly number[];
+  /** Added to the mean square; null: the computation dtype's machine epsilon. */
+  readonly eps: number | null;
+  /** Whether `weight` is learned. */
+  readonly elementwiseAffine: boolean;
+  /** The scale, shaped like normalizedShape (null without elementwiseAffine). */
+  weight: Parameter | null;
+
+  /** PyTorch's order: `new nn.RMSNorm(512, 1e-6)`, or the arguments after normalizedShape by name. */
+  constructor(normalizedShape: number | readonly number[], ...args: Args<[eps: number | null, elementwiseAffine: boolean], RMSNormOptions>) {
+    super();
+    const options = bindArgs<RMSNormOptions>('RMSNorm', ['eps', 'elementwiseAffine'], args, ['device', 'dtype']);
+    const { eps = null, elementwiseAffine = true } = options;
+    this.normalizedShape = shapeOf(normalizedShape, 'RMSNorm');
+    this.eps = eps;
+    this.elementwiseAffine = elementwiseAffine;
+    this.weight = elementwiseAffine ? Parameter(empty(this.normalizedShape, factoryOf(options))) : null;
+    this.resetParameters();
+  }
+
+  /** weight = 1. */
+  resetParameters(): void {
+    resetAffine(this.weight, null);
+  }
+
+  forward(input: Tensor): Tensor {
+    return rmsNorm(input, this.normalizedShape, this.weight, this.eps);
+  }
+
+  override extraRepr(): string {
+    return `${shapeText(this.normalizedShape)}, eps=${this.eps}, elementwiseAffine=${this.elementwiseAffine}`;
+  }
+}
+
+/** GroupNorm's options, plus where its parameters go. */
+export interface GroupNormOptions extends FactoryOptions {
+  /** Added to the variance (default 1e-5). */
+  readonly eps?: number;
+  /** Learn a per-channel scale and shift (default true). */
+  readonly affine?: boolean;
+}
+
+/** Normalises each sample's channel groups over their channels and positions, then a per-channel affine: PyTorch's `nn.GroupNorm` (`F.groupNorm`). */
+export class GroupNorm extends Module {
+  /** Groups the channels are split into. */
+  readonly numGroups: number;
+  /** Channels (C), divisible by numGroups. */
+  readonly numChannels: number;
+  /** Added to the variance. */
+  readonly eps: number;
+  /** Whether `weight` and `bias` are learned. */
+  readonly affine: boolean;
+  /** The per-channel scale [C] (null without affine). */
+  weight: Parameter | null;
+  /** The per-channel shift [C] (null without affine). */
+  bias: Parameter | null;
+
+  /** PyTorch's order: `new nn.GroupNorm(8, 64)`, then eps and affine (or by name). */
+  constructor(numGroups: number, numChannels: number, ...args: Args<[eps: number, affine: boolean], GroupNormOptions>) {
+    super();
+    const options = bindArgs<GroupNormOptions>('GroupNorm', ['eps', 'affine'], args, ['device', 'dtype']);
+    const { eps = 1e-5, affine = true } = options;
+    if (!Number.isInteger(numGroups) || numGroups < 1) throw new ValueError(`GroupNorm: numGroups must be a positive integer, got ${numGroups}`);
+    if (!Number.isInteger(numChannels) || numChannels < 0 || numChannels % numGroups !== 0) {
+      throw new ValueError(`GroupNorm: num_channels must be divisible by num_groups (got numChannels=${numChannels}, numGroups=${numGroups})`);
+    }
+    this.numGroups = numGroups;
+    this.numChannels = numChannels;
+    this.eps = eps;
+    this.affine = affine;
+    this.weight = affine ? Parameter(empty([numChannels], factoryOf(options))) : null;
+    this.bias = affine ? Parameter(empty([numChannels], factoryOf(options))) : null;
+    this.resetParameters();
+  }
+
+  /** weight = 1, bias = 0. */
+  resetParameters(): void {
+    resetAffine(this.weight, this.bias);
+  }
+
+  forward(input: Tensor): Tensor {
+    return groupNorm(input, this.numGroups, this.weight, this.bias, this.eps);
+  }
+
+  override extraRepr(): string {
+    return `${this.numGroups}, ${this.numChannels}, eps=${this.eps}, affine=${this.affine}`;
+  }
+}
+
+/** Batch and instance norm's options, plus where their parameters and buffers go. */
 export interface BatchNormOptions extends FactoryOptions {
   /** Added to the variance for numerical stability (default 1e-5). */
   readonly eps?: number;
   /** Weight of the new batch in the running averages; null = cumulative average. */
   readonly momentum?: number | null;
-  /** Learn a per-channel scale and shift (default true). */
+  /** Learn a per-channel scale and shift (default true for batch norm, false for instance norm). */
   readonly affine?: boolean;
-  /** Keep running mean and variance for eval mode (default true); without them, batch statistics are used always. */
+  /** Keep running mean and variance for eval mode (default true for batch norm, false for instance norm); without them, batch statistics are used always. */
   readonly trackRunningStats?: boolean;
 }
 
-/** Shared by BatchNorm1d and BatchNorm2d, which differ only in the input ranks they accept. */
-abstract class BatchNormBase extends Module {
+/** The arguments after numFeatures, in PyTorch's order. */
+type NormArgs = Args<[eps: number, momentum: number | null, affine: boolean, trackRunningStats: boolean], BatchNormOptions>;
+
+/** PyTorch's _NormBase: what batch and instance norm share (parameters, buffers, resets, ranks). */
+abstract class NormBase extends Module {
   /** Channels (C). */
   readonly numFeatures: number;
   /** Added to the variance for numerical stability. */
@@ -98,12 +212,15 @@ abstract class BatchNormBase extends Module {
   /** Training batches seen, an int32 buffer (null without trackRunningStats). */
   declare numBatchesTracked: Tensor | null;
 
+  /** The input ranks accepted. */
   protected abstract readonly ranks: readonly number[];
 
-  constructor(numFeatures: number, options: BatchNormOptions = {}) {
+  constructor(numFeatures: number, args: NormArgs, defaults: { affine: boolean; trackRunningStats: boolean }) {
     super();
-    const { eps = 1e-5, momentum = 0.1, affine = true, trackRunningStats = true, device } = options;
-    if (!Number.isInteger(numFeatures) || numFeatures < 1) throw new ValueError(`${new.target.name}: numFeatures must be a positive integer, got ${numFeatures}`);
+    const name = this.constructor.name;
+    const options = bindArgs<BatchNormOptions>(name, ['eps', 'momentum', 'affine', 'trackRunningStats'], args, ['device', 'dtype']);
+    const { eps = 1e-5, momentum = 0.1, affine = defaults.affine, trackRunningStats = defaults.trackRunningStats, device } = options;
+    if (!Number.isInteger(numFeatures) || numFeatures < 1) throw new ValueError(`${name}: numFeatures must be a positive integer, got ${numFeatures}`);
     this.numFeatures = numFeatures;
     this.eps = eps;
     this.momentum = momentum;
@@ -111,15 +228,9 @@ abstract class BatchNormBase extends Module {
     this.trackRunningStats = trackRunningStats;
     this.weight = affine ? Parameter(empty([numFeatures], factoryOf(options))) : null;
     this.bias = affine ? Parameter(empty([numFeatures], factoryOf(options))) : null;
-    if (trackRunningStats) {
-      this.registerBuffer('runningMean', zeros([numFeatures], factoryOf(options)));
-      this.registerBuffer('runningVar', zeros([numFeatures], factoryOf(options)));
-      this.registerBuffer('numBatchesTracked', zeros([], { dtype: int32, ...(device !== undefined ? { device } : {}) }));
-    } else {
-      this.registerBuffer('runningMean', null);
-      this.registerBuffer('runningVar', null);
-      this.registerBuffer('numBatchesTracked', null);
-    }
+    this.registerBuffer('runningMean', trackRunningStats ? zeros([numFeatures], factoryOf(options)) : null);
+    this.registerBuffer('runningVar', trackRunningStats ? zeros([numFeatures], factoryOf(options)) : null);
+    this.registerBuffer('numBatchesTracked', trackRunningStats ? zeros([], { dtype: int32, ...(device !== undefined ? { device } : {}) }) : null);
     this.resetParameters();
   }
 
@@ -133,14 +244,30 @@ abstract class BatchNormBase extends Module {
   /** Running stats reset, weight = 1, bias = 0. */
   resetParameters(): void {
     this.resetRunningStats();
-    if (this.weight) ones_(this.weight);
-    if (this.bias) zeros_(this.bias);
+    resetAffine(this.weight, this.bias);
   }
 
-  forward(input: Tensor): Tensor {
+  /** Throw PyTorch's error for an input rank the layer does not take. */
+  protected checkRank(input: Tensor): void {
     if (!this.ranks.includes(input.ndim)) {
       throw new ShapeError(`${this.constructor.name}: expected ${this.ranks.map((r) => `${r}D`).join(' or ')} input (got ${input.ndim}D input of shape ${shapeText(input.shape)})`, this.constructor.name);
     }
+  }
+
+  override extraRepr(): string {
+    return `${this.numFeatures}, eps=${this.eps}, momentum=${this.momentum}, affine=${this.affine}, trackRunningStats=${this.trackRunningStats}`;
+  }
+}
+
+/** Shared by BatchNorm1d and BatchNorm2d, which differ only in the input ranks they accept. */
+abstract class BatchNormBase extends NormBase {
+  /** PyTorch's order: `new nn.BatchNorm2d(64, 1e-3, 0.01)`, or the arguments after numFeatures by name. */
+  constructor(numFeatures: number, ...args: NormArgs) {
+    super(numFeatures, args, { affine: true, trackRunningStats: true });
+  }
+
+  forward(input: Tensor): Tensor {
+    this.checkRank(input);
     let factor = this.momentum ?? 0;
     if (this.training && this.trackRunningStats && this.numBatchesTracked) {
       const tracked = this.numBatchesTracked;
@@ -152,10 +279,6 @@ abstract class BatchNormBase extends Module {
     // bn_training); the running stats, when kept, are then updated with `factor`.
     const useBatchStats = this.training || (this.runningMean === null && this.runningVar === null);
     return batchNorm(input, this.runningMean, this.runningVar, this.weight, this.bias, useBatchStats, factor, this.eps);
-  }
-
-  override extraRepr(): string {
-    return `${this.numFeatures}, eps=${this.eps}, momentum=${this.momentum}, affine=${this.affine}, trackRunningStats=${this.trackRunningStats}`;
   }
 }
 
@@ -169,4 +292,42 @@ export class BatchNorm1d extends BatchNormBase {
 export class BatchNorm2d extends BatchNormBase {
   /** Input rank accepted: [N, C, H, W]. */
   protected readonly ranks = [4] as const;
+}
+
+/**
+ * Shared by InstanceNorm1d and InstanceNorm2d: each sample's channels normalised over their
+ * positions. PyTorch's defaults: no affine, no running stats; with trackRunningStats, eval mode
+ * normalises with the running stats. An unbatched input (one rank less) is one sample.
+ */
+abstract class InstanceNormBase extends NormBase {
+  /** PyTorch's order: `new nn.InstanceNorm2d(64, 1e-5, 0.1, true)`, or the arguments after numFeatures by name. */
+  constructor(numFeatures: number, ...args: NormArgs) {
+    super(numFeatures, args, { affine: false, trackRunningStats: false });
+    if (this.momentum === null) throw new ValueError(`${this.constructor.name}: momentum must be a number (instance norm has no cumulative average)`);
+  }
+
+  forward(input: Tensor): Tensor {
+    this.checkRank(input);
+    const unbatched = input.ndim === this.ranks[0];
+    const channelDim = unbatched ? 0 : 1;
+    if (this.affine && input.shape[channelDim] !== this.numFeatures) {
+      throw new ValueError(`${this.constructor.name}: expected input's size at dim=${channelDim} to match num_features (${this.numFeatures}), but got: ${input.shape[channelDim]}.`);
+    }
+    const x = unbatched ? input.unsqueeze(0) : input;
+    const useInputStats = this.training || !this.trackRunningStats;
+    const y = instanceNorm(x, this.runningMean, this.runningVar, this.weight, this.bias, useInputStats, this.momentum!, this.eps);
+    return unbatched ? y.squeeze(0) : y;
+  }
+}
+
+/** Instance norm over [N, C, L] (or unbatched [C, L]). */
+export class InstanceNorm1d extends InstanceNormBase {
+  /** Input ranks accepted: [C, L] and [N, C, L]. */
+  protected readonly ranks = [2, 3] as const;
+}
+
+/** Instance norm over [N, C, H, W] (or unbatched [C, H, W]). */
+export class InstanceNorm2d extends InstanceNormBase {
+  /** Input ranks accepted: [C, H, W] and [N, C, H, W]. */
+  protected readonly ranks = [3, 4] as const;
 }

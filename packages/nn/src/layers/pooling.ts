@@ -1,8 +1,9 @@
-// nn.MaxPool2d(kernelSize, { stride = kernelSize, padding, dilation, ceilMode }).
+// nn.MaxPool2d(kernelSize, stride = kernelSize, padding, dilation, returnIndices, ceilMode), each
+// after kernelSize also by name.
 import type { Tensor } from '@core/tensor';
 import { Module } from '../module.js';
-import { maxPool2d, type MaxPool2dOptions } from '../functional/pooling.js';
-import { pair, type Pair } from '../internal/args.js';
+import { checkNoIndices, maxPool2d, type MaxPool2dOptions } from '../functional/pooling.js';
+import { bindArgs, pair, type Args, type Pair } from '../internal/args.js';
 
 /** The max over each window of a [N, C, H, W] (or [C, H, W]) input, PyTorch's `nn.MaxPool2d` (`F.maxPool2d`). */
 export class MaxPool2d extends Module {
@@ -17,8 +18,13 @@ export class MaxPool2d extends Module {
   /** Whether the output size rounds up. */
   readonly ceilMode: boolean;
 
-  constructor(kernelSize: Pair, { stride, padding = 0, dilation = 1, ceilMode = false }: MaxPool2dOptions = {}) {
+  /** PyTorch's order (note returnIndices before ceilMode, unlike F.maxPool2d): `new nn.MaxPool2d(2, 2)`. */
+  constructor(kernelSize: Pair, ...args: Args<[stride: Pair | null, padding: Pair, dilation: Pair, returnIndices: boolean, ceilMode: boolean], MaxPool2dOptions>) {
     super();
+    const { stride, padding = 0, dilation = 1, ceilMode = false, returnIndices } = bindArgs<MaxPool2dOptions>(
+      'MaxPool2d', ['stride', 'padding', 'dilation', 'returnIndices', 'ceilMode'], args,
+    );
+    checkNoIndices(returnIndices, 'MaxPool2d');
     this.kernelSize = pair(kernelSize, 'kernelSize', 'MaxPool2d', 1);
     this.stride = pair(stride ?? this.kernelSize, 'stride', 'MaxPool2d', 1);
     this.padding = pair(padding, 'padding', 'MaxPool2d');

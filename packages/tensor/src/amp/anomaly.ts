@@ -19,6 +19,10 @@ export interface AnomalyReport {
   readonly shape: readonly number[];
   /** The output's dtype. */
   readonly dtype: DTypeName;
+  /** During backward: the node whose rule ran the op, e.g. 'ExpBackward' (a custom autograd.Function's name + 'Backward'). */
+  readonly backward?: string;
+  /** During backward: where the user code ran that node's forward op, when known. */
+  readonly forwardSite?: string | undefined;
 }
 
 /** Raised inside `detectAnomaly` at the first kernel that produced a non-finite value from finite inputs. */
@@ -28,11 +32,14 @@ export class AnomalyError extends TensorError implements AnomalyReport {
   readonly site: string | undefined;
   readonly shape: readonly number[];
   readonly dtype: DTypeName;
+  readonly backward?: string;
+  readonly forwardSite?: string | undefined;
 
   constructor(r: AnomalyReport) {
     super(
       `anomaly: ${r.op} produced ${r.value} from finite inputs (output [${r.shape.join(', ')}] ${r.dtype})` +
         (r.site ? ` at ${r.site}` : '') +
+        (r.backward ? ` in ${r.backward}${r.forwardSite ? `, the backward of the op run at ${r.forwardSite}` : ''}` : '') +
         '. This is the first non-finite value of the run; in mixed precision it usually means the value overflowed the low-precision dtype.',
     );
     this.op = r.op;
@@ -40,6 +47,14 @@ export class AnomalyError extends TensorError implements AnomalyReport {
     this.site = r.site;
     this.shape = r.shape;
     this.dtype = r.dtype;
+    if (r.backward !== undefined) this.backward = r.backward;
+    if (r.forwardSite !== undefined) this.forwardSite = r.forwardSite;
+  }
+
+  /** @internal The same report, naming the backward node that was running (PyTorch's "Error detected in ExpBackward"). */
+  inBackward(node: string, forwardSite: string | undefined): AnomalyError {
+    const { op, value, site, shape, dtype } = this;
+    return new AnomalyError({ op, value, site, shape, dtype, backward: node, forwardSite });
   }
 }
 
@@ -93,10 +108,11 @@ function instrument(backend: Backend<unknown>): Backend<unknown> {
   for (const name of Object.keys(kernels)) {
     checked[name] = (...args: unknown[]) => {
       const refs = args.filter(isRef);
-      // scatterAdd and fill write into their first ref; every other kernel into its last.
-      const out = name === 'scatterAdd' || name === 'fill' ? refs[0]! : refs[refs.length - 1]!;
+      // scatterAdd, scatter and fill write into their first ref; every other kernel into its last.
+      const inPlace = name === 'scatterAdd' || name === 'scatter';
+      const out = inPlace || name === 'fill' ? refs[0]! : refs[refs.length - 1]!;
       const inputs = refs.filter((r) => r !== out);
-      const inputsFinite = (name === 'scatterAdd' ? refs : inputs).every((r) => nonFinite(backend, r) === null);
+      const inputsFinite = (inPlace ? refs : inputs).every((r) => nonFinite(backend, r) === null);
       kernels[name]!.apply(backend.kernels, args);
       if (!inputsFinite) return;
       const bad = nonFinite(backend, out);

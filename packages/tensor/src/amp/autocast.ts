@@ -6,7 +6,7 @@ import { float32, float64, type DType } from '../dtype/dtype.js';
 import { DTypeError, TensorError, ValueError } from '../errors/errors.js';
 import { Tensor } from '../tensor/tensor.js';
 import { BUILTIN_POLICIES, type AutocastPolicyTable } from './policies.js';
-import type { AutocastClass, OpName } from '../ops/table.js';
+import { OP_TABLE, type AutocastClass, type OpName } from '../ops/table.js';
 
 /** How `autocast` opens a region (PyTorch's `torch.autocast` arguments). */
 export interface AutocastOptions {
@@ -42,7 +42,7 @@ function classesOf(deviceType: string, table: AutocastPolicyTable): ReadonlyMap<
 const states = new Map<string, DeviceState>();
 let cacheEnabled = true;
 let nesting = 0;
-/** >0 while a listed op runs: ops it calls internally are not autocast again. */
+/** >0 while a listed op (or an unlisted one with its own kernel in PyTorch) runs: ops it calls internally are not autocast again. */
 let insideListedOp = 0;
 const castCache = new Map<Tensor, Tensor>();
 
@@ -299,7 +299,7 @@ export function autocastOp<A extends readonly unknown[], R>(op: OpName, args: A,
   const state = states.get(deviceType)!;
   const table = policies.get(deviceType)!;
   const cls = classesOf(deviceType, table).get(op);
-  if (cls === undefined) return run(...args);
+  if (cls === undefined) return (OP_TABLE[op] as { ownKernel?: true }).ownKernel ? withoutAutocast(() => run(...args)) : run(...args);
   if (typeof cls === 'object') throw new TensorError(cls.banned);
   let target: DType;
   let onlyFirst = false;
@@ -314,10 +314,6 @@ export function autocastOp<A extends readonly unknown[], R>(op: OpName, args: A,
   const casted = onlyFirst
     ? args.map((a) => (a === first ? castCached(first, to, state.dtype) : a))
     : mapTensors(args, (t) => (eligible(t, deviceType) ? castCached(t, to, state.dtype) : t));
-  insideListedOp++;
-  try {
-    return run(...(casted as unknown as A));
-  } finally {
-    insideListedOp--;
-  }
+  // Ops the implementation calls are not autocast again, as below PyTorch's autocast key.
+  return withoutAutocast(() => run(...(casted as unknown as A)));
 }

@@ -1,16 +1,20 @@
 // Reverse-mode differentiation: record a node per differentiable op, then walk the graph from the
-// output in reverse topological order, summing gradients that meet at a node.
+// outputs in reverse topological order, summing gradients that meet at a node. With createGraph
+// the walk runs with grad mode on, so the gradient formulas (Tensor methods) are recorded in turn
+// and gradients of gradients work.
 import { TensorError } from '../errors/errors.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { isGradEnabled, noGrad } from './grad-mode.js';
+import { enableGrad, isRecording, noGrad } from './grad-mode.js';
 import { withoutAutocast } from '../amp/autocast.js';
+import { AnomalyError, anomalyModeActive } from '../amp/anomaly.js';
 import { withCreationSite } from '../tensor/site.js';
-import { Node, type BackwardFn, type Edge } from './node.js';
+import { accumulateGrad, Node, outputNumber, runHooks, type BackwardFn, type Edge } from './node.js';
+import { leafHooks } from './hooks.js';
 import { sameShape } from '../tensor/shape.js';
 
-/** Whether an op over these inputs records a node (grad mode on and some input requires grad). */
+/** Whether an op over these inputs records a node (grad mode on, not in inference mode, and some input requires grad). */
 export function needsGrad(...inputs: readonly unknown[]): boolean {
-  if (!isGradEnabled()) return false;
+  if (!isRecording()) return false;
   for (const x of inputs) if (isTensorLike(x) && x.requiresGrad) return true;
   return false;
 }
@@ -19,10 +23,11 @@ function isTensorLike(x: unknown): x is Tensor {
   return typeof x === 'object' && x !== null && '_storage' in x;
 }
 
-function edgeOf(x: unknown): Edge | null {
+/** The edge to `x` from a node that takes it as an input; null unless it requires grad. */
+export function edgeOf(x: unknown): Edge | null {
   if (!isTensorLike(x) || !x.requiresGrad) return null;
   const node = x._gradFn;
-  return { node, leaf: node ? null : x, shape: x.shape, dtype: x.dtype, device: x.device };
+  return { node, output: node ? outputNumber(x) : 0, leaf: node ? null : x, shape: x.shape, dtype: x.dtype, device: x.device };
 }
 
 /**
@@ -38,32 +43,55 @@ export function record(name: string, out: Tensor, inputs: readonly unknown[], ba
 
 /** Options of `Tensor.backward()`. */
 export interface BackwardOptions {
-  /** Keep the graph (and its saved tensors) for another backward pass. */
+  /** Keep the graph (and its saved tensors) for another backward pass; defaults to `createGraph`. */
   readonly retainGraph?: boolean;
+  /**
+   * Record the backward pass itself, so that the gradients can be differentiated again (higher-order
+   * derivatives); `.grad` then has a gradFn.
+   */
+  readonly createGraph?: boolean;
 }
 
-/** Nodes reachable from `root`, in an order where every node comes before the nodes it feeds. */
-function topologicalOrder(root: Node): Node[] {
+/** Nodes reachable from `roots`, in an order where every node comes before the nodes it feeds. */
+function topologicalOrder(roots: readonly Node[]): Node[] {
   const order: Node[] = [];
   const seen = new Set<Node>();
-  // Iterative post-order DFS: deep graphs (long training loops) must not overflow the stack.
-  const stack: Array<{ node: Node; next: number }> = [{ node: root, next: 0 }];
-  seen.add(root);
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!;
-    const edges = top.node.edges;
-    if (top.next < edges.length) {
-      const child = edges[top.next++]?.node;
-      if (child && !seen.has(child)) {
-        seen.add(child);
-        stack.push({ node: child, next: 0 });
+  for (const root of roots) {
+    if (seen.has(root)) continue;
+    // Iterative post-order DFS: deep graphs (long training loops) must not overflow the stack.
+    const stack: Array<{ node: Node; next: number }> = [{ node: root, next: 0 }];
+    seen.add(root);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const edges = top.node.edges;
+      if (top.next < edges.length) {
+        const child = edges[top.next++]?.node;
+        if (child && !seen.has(child)) {
+          seen.add(child);
+          stack.push({ node: child, next: 0 });
+        }
+      } else {
+        order.push(top.node);
+        stack.pop();
       }
-    } else {
-      order.push(top.node);
-      stack.pop();
     }
   }
   return order.reverse();
+}
+
+/**
+ * autograd.grad runs only the nodes on a path to one of its inputs (PyTorch's exec_info). `order`
+ * lists parents first, so walking it backwards decides every child before its parents.
+ */
+function nodesToRun(order: readonly Node[], leafInputs: ReadonlyMap<Tensor, unknown>, nodeInputs: ReadonlyMap<Node, unknown>): Set<Node> {
+  const reaches = new Set<Node>();
+  const runs = new Set<Node>();
+  for (let k = order.length - 1; k >= 0; k--) {
+    const node = order[k]!;
+    if (node.edges.some((e) => e !== null && (e.node ? reaches.has(e.node) : e.leaf !== null && leafInputs.has(e.leaf)))) runs.add(node);
+    if (runs.has(node) || nodeInputs.has(node)) reaches.add(node);
+  }
+  return runs;
 }
 
 /** Sum a gradient over the dims that broadcasting added or expanded, back to `shape`. */
@@ -76,14 +104,16 @@ export function sumToShape(g: Tensor, shape: readonly number[]): Tensor {
   return summed.reshape(shape);
 }
 
-/** Bring a gradient to the shape, dtype and device its input had (PyTorch's validate_outputs). */
-function conform(grad: Tensor, edge: Edge, nodeName: string): Tensor {
+/** Bring input `index`'s gradient from `nodeName` to the shape, dtype and device the input had (PyTorch's validate_outputs). */
+function conform(grad: Tensor, edge: Edge, nodeName: string, index: number): Tensor {
   let g = grad;
   if (!sameShape(g.shape, edge.shape)) {
     const broadcastable = g.ndim >= edge.shape.length &&
       edge.shape.every((s, i) => s === 1 || s === g.shape[g.ndim - edge.shape.length + i]);
     if (!broadcastable) {
-      throw new TensorError(`${nodeName} returned a gradient of shape [${g.shape.join(', ')}] for an input of shape [${edge.shape.join(', ')}]`);
+      throw new TensorError(
+        `Function ${nodeName} returned an invalid gradient at index ${index} - got [${g.shape.join(', ')}] but expected shape compatible with [${edge.shape.join(', ')}]`,
+      );
     }
     g = sumToShape(g, edge.shape);
   }
@@ -102,51 +132,127 @@ function conform(grad: Tensor, edge: Edge, nodeName: string): Tensor {
   return g;
 }
 
-function accumulate(map: Map<Node, Tensor>, node: Node, g: Tensor): void {
-  const prev = map.get(node);
-  map.set(node, prev ? prev.add(g) : g);
+/**
+ * A gradient computed outside autograd (raw kernels, noGrad, values read back) from a gradient that
+ * requires grad: under createGraph it gets a node that raises when a second backward reaches it,
+ * instead of silently acting as a constant (PyTorch's DelayedError). Its edges lead to everything
+ * the gradient may depend on: the incoming gradients and the op's own inputs.
+ */
+function notDifferentiableTwice(g: Tensor, node: Node, grads: readonly (Tensor | null)[]): Tensor {
+  const out = g.detach();
+  out._setGradFn(new Node(`${node.name}Backward`, [...grads.map(edgeOf), ...node.edges], () => {
+    throw new TensorError(
+      `the backward of ${node.name} is not differentiable twice: it computed its gradient outside autograd (raw kernels, noGrad or values read back), ` +
+        'so a second backward through it cannot know how that gradient depends on its inputs. Write the backward with differentiable Tensor ops to differentiate it again.',
+    );
+  }, []));
+  return out;
+}
+
+/** PyTorch's anomaly-mode check of a backward's results: the first NaN gradient names the node. */
+function checkNoNaN(node: Node, grads: readonly (Tensor | null)[]): void {
+  grads.forEach((g, i) => {
+    if (!g || !g.dtype.isFloatingPoint) return;
+    const nans = noGrad(() => g.ne(g).sum().to('cpu').dataSync()[0]!);
+    if (nans > 0) {
+      throw new TensorError(`Function '${node.name}' returned nan values in its ${i}th output.` + (node.site ? ` Its forward op ran at ${node.site}.` : ''));
+    }
+  });
+}
+
+function applyNode(node: Node, grads: readonly (Tensor | null)[], createGraph: boolean): readonly (Tensor | null)[] {
+  let out: readonly (Tensor | null)[];
+  try {
+    out = node.apply(grads);
+  } catch (e) {
+    throw e instanceof AnomalyError && e.backward === undefined ? e.inBackward(node.name, node.site) : e;
+  }
+  if (anomalyModeActive()) checkNoNaN(node, out);
+  if (!createGraph || !grads.some((g) => g?.requiresGrad)) return out;
+  return out.map((g) => (g && !g.requiresGrad ? notDifferentiableTwice(g, node, grads) : g));
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 /**
- * Gradient accumulation into a leaf's `.grad` (OPT-2): created when null, else added in place. The
- * new `.grad` is always a copy: `g` may be shared (add's backward hands the same tensor to both
- * inputs; `backward(gradient)` passes the caller's tensor), and a later `add_` must not reach it.
+ * Backward from `roots`, seeded with `rootGrads` (already of the roots' shapes). Without `inputs`
+ * the gradients accumulate into the leaves' `.grad`, through their hooks (Tensor.backward). With
+ * `inputs` they are returned instead, one per input (null where none arrived), only the nodes on a
+ * path to an input run, and no leaf's `.grad` changes (autograd.grad).
  */
-function accumulateLeaf(leaf: Tensor, g: Tensor): void {
-  if (leaf.grad === null) leaf.grad = g.clone();
-  else leaf.grad.add_(g);
-}
-
-export function runBackward(root: Tensor, grad: Tensor, options: BackwardOptions = {}): void {
-  const rootNode = root._gradFn;
+export function execute(roots: readonly Tensor[], rootGrads: readonly Tensor[], options: BackwardOptions, inputs?: readonly Tensor[]): (Tensor | null)[] {
+  const createGraph = options.createGraph === true;
+  const retainGraph = options.retainGraph ?? createGraph;
+  const results: (Tensor | null)[] = (inputs ?? []).map(() => null);
+  // Where each input's gradient is read: as it reaches the leaf, or the node's output (before the
+  // output's hooks, as PyTorch 1.13 captures it).
+  const leafInputs = new Map<Tensor, number[]>();
+  const nodeInputs = new Map<Node, Array<readonly [output: number, input: number]>>();
+  inputs?.forEach((t, i) => (t._gradFn ? push(nodeInputs, t._gradFn, [outputNumber(t), i] as const) : push(leafInputs, t, i)));
+  const take = (i: number, g: Tensor) => {
+    const prev = results[i];
+    results[i] = prev ? prev.add(g) : g;
+  };
+  // A leaf's gradients are summed over the pass; its hooks then see the sum, once (PyTorch's AccumulateGrad).
+  const leafGrads = new Map<Tensor, Tensor>();
+  const toLeaf = (leaf: Tensor, g: Tensor) => {
+    if (inputs) leafInputs.get(leaf)?.forEach((i) => take(i, g));
+    else {
+      const prev = leafGrads.get(leaf);
+      leafGrads.set(leaf, prev ? prev.add(g) : g);
+    }
+  };
   // Backward runs in the forward dtypes (AC-14), whatever autocast region it is called in. Every
   // tensor it creates (gradients) is created at the user's backward() call: captured once.
-  withCreationSite(() => withoutAutocast(() => noGrad(() => {
-    // The root's gradient in the root's dtype and on its device, like every other gradient.
-    const rootGrad = conform(grad, { node: rootNode, leaf: null, shape: root.shape, dtype: root.dtype, device: root.device }, 'backward()');
-    if (!rootNode) {
-      accumulateLeaf(root, rootGrad);
-      return;
-    }
-    const order = topologicalOrder(rootNode);
-    const grads = new Map<Node, Tensor>([[rootNode, rootGrad]]);
+  withCreationSite(() => withoutAutocast(() => (createGraph ? enableGrad : noGrad)(() => {
+    const grads = new Map<Node, (Tensor | null)[]>();
+    const arrive = (node: Node, output: number, g: Tensor) => {
+      let slots = grads.get(node);
+      if (!slots) grads.set(node, (slots = new Array<Tensor | null>(node.outputs).fill(null)));
+      const prev = slots[output];
+      slots[output] = prev ? prev.add(g) : g;
+    };
+    roots.forEach((root, i) => {
+      // Each root's gradient in the root's dtype and on its device, like every other gradient.
+      const g = conform(rootGrads[i]!, { node: null, leaf: null, shape: root.shape, dtype: root.dtype, device: root.device }, 'backward()', i);
+      if (root._gradFn) arrive(root._gradFn, outputNumber(root), g);
+      else toLeaf(root, g);
+    });
+    const order = topologicalOrder(roots.flatMap((r) => (r._gradFn ? [r._gradFn] : [])));
+    const runs = inputs ? nodesToRun(order, leafInputs, nodeInputs) : null;
     try {
       for (const node of order) {
-        const g = grads.get(node);
+        const slots = grads.get(node);
         grads.delete(node);
-        if (!g) continue; // no gradient reached this node
-        if (node.retained) accumulateLeaf(node.retained, g);
-        const inputGrads = node.apply(g);
+        if (!slots) continue; // no gradient reached this node
+        nodeInputs.get(node)?.forEach(([output, i]) => {
+          const g = slots[output];
+          if (g) take(i, g);
+        });
+        if (runs && !runs.has(node)) continue;
+        const hooked = node.hooks.length === 0 ? slots : slots.map((g, output) => g && runHooks(node.hooks, output, g));
+        const inputGrads = applyNode(node, hooked, createGraph);
         node.edges.forEach((edge, i) => {
           const ig = inputGrads[i];
           if (!edge || !ig) return;
-          const conformed = conform(ig, edge, node.name);
-          if (edge.node) accumulate(grads, edge.node, conformed);
-          else if (edge.leaf) accumulateLeaf(edge.leaf, conformed);
+          const conformed = conform(ig, edge, node.name, i);
+          if (edge.node) arrive(edge.node, edge.output ?? 0, conformed);
+          else if (edge.leaf) toLeaf(edge.leaf, conformed);
         });
       }
+      for (const [leaf, g] of leafGrads) accumulateGrad(leaf, runHooks(leafHooks(leaf), 0, g));
     } finally {
-      if (!options.retainGraph) for (const node of order) node.release();
+      if (!retainGraph) for (const node of order) if (!runs || runs.has(node)) node.release();
     }
   })));
+  return results;
+}
+
+/** `root.backward(grad, options)`: gradients accumulate into the leaves' `.grad`. */
+export function runBackward(root: Tensor, grad: Tensor, options: BackwardOptions = {}): void {
+  execute([root], [grad], options);
 }

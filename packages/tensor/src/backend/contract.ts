@@ -2,16 +2,19 @@
 // storage handle; the compiler lists anything missing. Backends execute primitives on storage and
 // nothing else: views, broadcasting, promotion, the device rule, autograd and autocast live in core.
 import type { DTypeName, HostArray } from '../dtype/dtype.js';
-import { BINARY, COMPARE, kernelOps, UNARY, type ArgReduceOp, type BinaryOp, type CompareOp, type ReduceOp, type UnaryOp } from '../ops/table.js';
+import {
+  BINARY, COMPARE, kernelOps, UNARY, type ArgReduceOp, type BinaryOp, type CompareOp, type CumulativeOp, type ReduceOp, type UnaryOp,
+} from '../ops/table.js';
 
-export type { ArgReduceOp, BinaryOp, CompareOp, ReduceOp, UnaryOp };
+export type { ArgReduceOp, BinaryOp, CompareOp, CumulativeOp, ReduceOp, UnaryOp };
 
 /**
  * Semver of this contract. Core accepts a backend whose major version matches: a minor bump only
  * adds optional members (1.1.0: the crossEntropy, unscaleAndCheck and adamw fused kernels; 1.2.0:
- * addcmul), so a backend built against 1.0.0 still registers.
+ * addcmul; 1.3.0: the argsort, cumulative and scatter primitives), so a backend built against 1.0.0
+ * still registers.
  */
-export const CONTRACT_VERSION = '1.2.0';
+export const CONTRACT_VERSION = '1.3.0';
 
 /**
  * A strided view of a storage: element (i0, i1, …) lives at `offset + Σ ik·strides[k]` (in
@@ -46,6 +49,15 @@ export const REDUCE_OPS: readonly ReduceOp[] = Object.freeze(kernelOps('reduce')
 
 /** Index-of-extreme primitives along one axis. */
 export const ARG_REDUCE_OPS: readonly ArgReduceOp[] = Object.freeze(kernelOps('argReduce'));
+
+/** Running (inclusive) reductions along one axis: `Kernels.cumulative` (since 1.3.0). */
+export const CUMULATIVE_OPS: readonly CumulativeOp[] = Object.freeze(kernelOps('cumulative'));
+
+/** How `Kernels.scatter` combines a src element with the out element it lands on (since 1.3.0). */
+export const SCATTER_MODES = Object.freeze(['assign', 'prod', 'amax', 'amin'] as const);
+
+/** One of SCATTER_MODES: `assign` (src replaces), `prod`, `amax` or `amin`. */
+export type ScatterMode = (typeof SCATTER_MODES)[number];
 
 /** Counter-based random streams: Philox4x32-10 keyed by the seed, counted by `offset`. */
 export interface RandomSpec {
@@ -116,6 +128,44 @@ export interface Kernels<S> {
   scatterAdd(out: TensorRef<S>, dim: number, index: TensorRef<S>, src: TensorRef<S>): void;
   /** Fill a contiguous `out` from the counter-based generator (same numbers on every backend). */
   random(out: TensorRef<S>, spec: RandomSpec): void;
+  /**
+   * Since 1.3.0, optional: without it `sort`, `argsort`, `topk` and `msort` throw on the backend.
+   * The stable order of each fibre of `x` along `axis`: out (int32, x's shape, strided) holds at
+   * position j of each fibre the index along `axis` of the element that sorts j-th. The order is
+   * total, so every backend gives the same indices:
+   * - ascending: a before b when a < b; NaN is larger than every number (+Inf too), NaNs equal each
+   *   other (PyTorch: NaN sorts as the largest); −0 and +0 are equal;
+   * - descending: b before a when a < b (NaN first);
+   * - elements that are equal keep their order along `axis`, in both directions (a stable sort).
+   * Half types compare as their f32 values, bool as 0 < 1; x has any dtype the backend computes in.
+   */
+  argsort?(x: TensorRef<S>, axis: number, descending: boolean, out: TensorRef<S>): void;
+  /**
+   * Since 1.3.0, optional: without it `cumsum` and `cumprod` throw on the backend. Inclusive
+   * running sum (`cumsum`) or product (`cumprod`) along `axis`:
+   * `out[…, i, …] = x[…, 0, …] ∘ x[…, 1, …] ∘ … ∘ x[…, i, …]`, combined in index order. x and out
+   * share dtype and shape (core casts int and bool inputs to int32 first). The running value is kept
+   * in `accumulate` (float32 for float32 and the half types, float64, or int32, which wraps like C)
+   * and each output is rounded once from it into out's dtype.
+   */
+  cumulative?(op: CumulativeOp, x: TensorRef<S>, axis: number, out: TensorRef<S>, accumulate: DTypeName): void;
+  /**
+   * Since 1.3.0, optional: without it `scatter`, `scatter_` and `scatterReduce` (but for sums,
+   * which run on `scatterAdd`) throw on the backend. In place, PyTorch's scatter along `dim` with a
+   * combine mode: for each position p of `index` (int32), the element of `out` at p with its `dim`
+   * coordinate replaced by `index[p]` becomes `combine(current, src[p])`:
+   * - `assign`: src[p]; `prod`: current·src[p];
+   * - `amax` / `amin`: the larger / smaller of the two, NaN when either is NaN.
+   *
+   * src has out's dtype and at least index's extent (it may be broadcast by stride 0); index has
+   * out's rank and, but along `dim`, at most out's extent. Contributions to one element are applied
+   * in the order of their position along `dim`, so with repeated indices `assign` keeps the last
+   * one on every backend (PyTorch leaves the winner unspecified). Half types compute each
+   * combination in f32 and round it on store; int32 products wrap like C; for bool, `prod` is AND,
+   * `amax` OR and `amin` AND. An index outside [0, out.shape[dim]) never writes outside `out`: the
+   * backend skips it or throws (core reports it first where it can read indices synchronously).
+   */
+  scatter?(out: TensorRef<S>, dim: number, index: TensorRef<S>, src: TensorRef<S>, mode: ScatterMode): void;
 }
 
 /**

@@ -1,7 +1,8 @@
 // The last step before a backend: check the dtype is supported, allocate outputs, pass strided refs.
-import type { Backend, TensorRef } from '../backend/contract.js';
+import type { Backend, Kernels, TensorRef } from '../backend/contract.js';
 import { getBackend } from '../backend/registry.js';
 import { maybeInstrumented } from '../amp/anomaly.js';
+import { noteAllocation } from '../autograd/grad-mode.js';
 import type { DType } from '../dtype/dtype.js';
 import type { Device } from '../device/device.js';
 import { DTypeError, TensorError } from '../errors/errors.js';
@@ -30,6 +31,30 @@ export function requireCompute(backend: Backend<unknown>, dtype: DType, op: stri
   );
 }
 
+/**
+ * Throw the DTypeError an op raises when `t`'s backend cannot compute in `t`'s dtype. For ops
+ * written outside core that compute a 16-bit result in float32 (so that it is rounded once) and
+ * must still refuse a dtype the device does not compute in.
+ */
+export function checkCompute(op: string, t: Tensor): void {
+  requireCompute(backendOf(t.device), t.dtype, op);
+}
+
+/** The optional primitives (contract 1.3.0) an op may need. */
+type OptionalKernel = 'argsort' | 'cumulative' | 'scatter';
+
+/** The backend's optional primitive `name`, or a TensorError naming the op, the backend and the kernel it lacks. */
+export function requireKernel<K extends OptionalKernel>(backend: Backend<unknown>, name: K, op: string): NonNullable<Kernels<unknown>[K]> {
+  const kernel = backend.kernels[name];
+  if (kernel === undefined) {
+    throw new TensorError(
+      `${op}: the ${backend.name} backend has no ${name} kernel (it implements contract ${backend.contractVersion}; ${name} came with 1.3.0): ` +
+        'run the op on another device, e.g. x.cpu()',
+    );
+  }
+  return kernel.bind(backend.kernels) as NonNullable<Kernels<unknown>[K]>;
+}
+
 export function requireStorage(backend: Backend<unknown>, dtype: DType, op: string): void {
   if (backend.capabilities.dtypes[dtype.name]?.storage) return;
   throw new DTypeError(`${op}: the ${backend.name} backend cannot store ${dtype.name} tensors`, op, dtype.name);
@@ -48,6 +73,7 @@ export function allocate(shape: Shape, dtype: DType, device: Device, pinned = fa
     );
   }
   const storage = Storage.allocate(backend, device, dtype, numel, pinned);
+  noteAllocation(storage); // inside inferenceMode: an inference tensor
   return Tensor._make(storage, shape, stridesFor(shape), 0);
 }
 

@@ -88,3 +88,22 @@ export class DeviceStringError extends TensorError {}
 
 /** A numeric argument out of its allowed range, or non-finite where that is not allowed. */
 export class ValueError extends TensorError {}
+
+/**
+ * Python's IndexError, as PyTorch raises it for subscripts: an index out of bounds, too many
+ * indices, a mask whose shape does not fit, index tensors that do not broadcast together. For an
+ * out-of-bounds index, `dim`, `index` and `size` say which.
+ */
+export class IndexError extends TensorError {
+  constructor(
+    message: string,
+    /** The dim of the indexed tensor the bad index was for, when one is at fault. */
+    readonly dim?: number,
+    /** The index that was out of bounds. */
+    readonly index?: number,
+    /** The size of that dim. */
+    readonly size?: number,
+  ) {
+    super(message);
+  }
+}

@@ -184,6 +184,21 @@ export function arange(start: number, end?: number | FactoryOptions, step?: numb
   });
 }
 
+/** An n × m matrix (m defaults to n) with ones on the main diagonal and zeros elsewhere (float32 unless `dtype` says otherwise). */
+export function eye(n: number, m?: number | FactoryOptions, options?: FactoryOptions): Tensor {
+  return withCreationSite(() => {
+    if (typeof m === 'object' && m !== null) { options = m; m = undefined; }
+    const cols = m ?? n;
+    for (const [name, v] of [['n', n], ['m', cols]] as const) {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new ValueError(`eye(): ${name} must be a non-negative integer, got ${String(v)}`);
+    }
+    const values = new Uint8Array(n * cols);
+    for (let i = 0; i < Math.min(n, cols); i++) values[i * cols + i] = 1;
+    const flat = tensor(values, { dtype: checkDType(options?.dtype, 'eye'), device: deviceOf(options) });
+    return finish(flat.reshape([n, cols]), options, 'eye');
+  });
+}
+
 /** `steps` evenly spaced values from start to end inclusive (PyTorch's symmetric formula). */
 export function linspace(start: number, end: number, steps: number, options?: FactoryOptions): Tensor {
   return withCreationSite(() => {

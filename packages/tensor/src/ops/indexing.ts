@@ -11,7 +11,8 @@ import { record } from '../autograd/engine.js';
 import { noGrad } from '../autograd/grad-mode.js';
 import { autocastOp } from '../amp/autocast.js';
 
-function checkIndex(op: string, index: Tensor): void {
+/** `index` must be an int32 tensor. */
+export function checkIndex(op: string, index: Tensor): void {
   if (!(index instanceof Tensor)) throw new TypeError(`${op}(): index must be a Tensor`);
   if (index.dtype !== int32) {
     throw new DTypeError(`${op}(): Expected dtype int32 for index, got ${index.dtype.name}; convert with index.int()`, op, index.dtype.name);
@@ -19,7 +20,7 @@ function checkIndex(op: string, index: Tensor): void {
 }
 
 /** Check index values against `size` where the backend reads synchronously (GPU backends guard in-kernel). */
-function checkIndexValues(op: string, index: Tensor, size: number, dim: number): void {
+export function checkIndexValues(op: string, index: Tensor, size: number, dim: number): void {
   if (!backendOf(index.device).readSync || index.numel() === 0) return;
   // dataSync() reads cpu tensors only: another device that reads synchronously is read through .to('cpu').
   const host = index.device.type === 'cpu' ? index : index.to('cpu');
@@ -28,7 +29,8 @@ function checkIndexValues(op: string, index: Tensor, size: number, dim: number):
   }
 }
 
-function checkGatherShapes(op: string, self: Tensor, dim: number, index: Tensor, src?: Tensor): void {
+/** PyTorch's gather/scatter shape rules: index has self's rank and, but along `dim`, fits in self (and in src). */
+export function checkGatherShapes(op: string, self: Tensor, dim: number, index: Tensor, src?: Tensor): void {
   if (index.ndim !== Math.max(self.ndim, 1) && !(self.ndim === 0 && index.ndim <= 1)) {
     throw new ShapeError(`${op}(): Index tensor must have the same number of dimensions as ${src ? 'self' : 'input'} tensor`, op);
   }
@@ -88,7 +90,7 @@ function scatterAddImpl(x: Tensor, dim: number, index: Tensor, src: Tensor): Ten
  * than index (PyTorch allows it); its elements beyond index's extent were never added anywhere, so
  * their gradient is zero.
  */
-function srcGradient(picked: Tensor, src: Tensor): Tensor {
+export function srcGradient(picked: Tensor, src: Tensor): Tensor {
   if (picked.ndim !== src.ndim) return reshape(picked, src.shape); // 0-dim src with a 1-element index
   if (picked.shape.every((s, i) => s === src.shape[i])) return picked;
   const full = allocate(src.shape, picked.dtype, picked.device);

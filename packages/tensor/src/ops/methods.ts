@@ -9,14 +9,26 @@ import { Tensor, type TensorOrScalar, type ToOptions } from '../tensor/tensor.js
 import * as xfer from '../tensor/transfer.js';
 import { sameShape } from '../tensor/shape.js';
 import type { TensorOps } from '../generated/tensor-methods.js';
+import { backendOf, requireCompute } from '../dispatch/run.js';
 import { runBackward, type BackwardOptions } from '../autograd/engine.js';
-import { isGradEnabled } from '../autograd/grad-mode.js';
+import { isGradEnabled, isInferenceStorage } from '../autograd/grad-mode.js';
+import { registerHook, type RemovableHandle } from '../autograd/hooks.js';
+import type { GradHookFn } from '../autograd/node.js';
 import { autocastIdle, autocastOp } from '../amp/autocast.js';
+import { bindArguments, intArgument } from './arguments.js';
+import * as creation from './creation.js';
+import * as cum from './cumulative.js';
+import * as dec from './decompositions.js';
 import * as ew from './elementwise.js';
+import * as adv from './advanced-indexing.js';
+import * as dd from './data-dependent.js';
 import * as idx from './indexing.js';
 import * as linalg from './linalg.js';
 import * as red from './reduce.js';
+import * as sampling from './sampling.js';
+import * as scat from './scatter.js';
 import * as sm from './softmax.js';
+import * as sorting from './sorting.js';
 import * as views from './views.js';
 import { BINARY, COMPARE, COMPOSITE, IMPLEMENTED, UNARY, type BinaryOp, type CompareOp, type CompositeOp, type UnaryOp } from './table.js';
 
@@ -61,6 +73,15 @@ export interface TensorApi {
    * them into `.grad`. `gradient` defaults to 1 for a one-element tensor.
    */
   backward(gradient?: Tensor, options?: BackwardOptions): void;
+  /**
+   * Call `hook` with this tensor's gradient during every backward (PyTorch's `register_hook`); a
+   * tensor it returns replaces the gradient (same shape, dtype and device). On a leaf it runs before
+   * the gradient is added to `.grad`; on a non-leaf, on the whole gradient that reached it, before
+   * it flows further. Hooks run in registration order; `remove()` on the handle unregisters it.
+   */
+  registerHook(hook: GradHookFn): RemovableHandle;
+  /** Whether this tensor was allocated inside `inferenceMode` (its views are too). */
+  isInference(): boolean;
   /** A view with all dims reversed (the transpose of a matrix). */
   readonly T: Tensor;
 }
@@ -80,6 +101,20 @@ function inPlace(x: Tensor, op: string, compute: (source: Tensor) => Tensor): vo
   xfer.checkInternalOverlap(x, op);
   const source = x._gradFn !== null && isGradEnabled() ? views.contiguousCopy(x) : x;
   xfer.assign(x, compute(source), op);
+}
+
+/** The in-place form of an op computed out of place by `compute` (with the call's arguments), through `inPlace`. */
+function inPlaceOf(op: string, compute: (x: Tensor, args: readonly unknown[]) => Tensor) {
+  return function (this: Tensor, ...args: unknown[]): Tensor {
+    inPlace(this, op, (x) => compute(x, args));
+    return this;
+  };
+}
+
+/** The factory options of `newZeros` and the like: this tensor's dtype and device unless given (DEV-5). */
+function newOptions(t: Tensor, op: string, options: creation.FactoryOptions | undefined): creation.FactoryOptions {
+  const a = bindArguments(op, options === undefined ? [] : [options], [], ['dtype', 'device', 'requiresGrad', 'pinMemory']);
+  return { ...(a as creation.FactoryOptions), dtype: (a.dtype as DType | undefined) ?? t.dtype, device: (a.device as DeviceLike | undefined) ?? t.device };
 }
 
 const IMPLEMENTATIONS: { readonly [K in ImplementedMethod]: Bound<TensorOps[K]> } = {
@@ -126,8 +161,51 @@ const IMPLEMENTATIONS: { readonly [K in ImplementedMethod]: Bound<TensorOps[K]> 
   gather(dim, index) { return idx.gather(this, dim, index); },
   scatterAdd(dim, index, src) { return idx.scatterAdd(this, dim, index, src); },
   indexSelect(dim, index) { return idx.indexSelect(this, dim, index); },
+  // Subscripts, data-dependent ops (sync and async forms) and sampling; arguments bound in their modules.
+  index(indices) { return adv.index(this, indices); },
+  indexAsync(indices) { return adv.indexAsync(this, indices); },
+  indexPut: function (this: Tensor, ...args: unknown[]) { return adv.indexPut(this, args); } as Bound<TensorOps['indexPut']>,
+  indexPut_: inPlaceOf('indexPut_', (x, args) => adv.indexPut(x, args, 'indexPut_')) as Bound<TensorOps['indexPut_']>,
+  maskedSelect(mask) { return adv.maskedSelect(this, mask); },
+  maskedSelectAsync(mask) { return adv.maskedSelectAsync(this, mask); },
+  nonzero: function (this: Tensor, ...args: unknown[]) { return dd.nonzero(this, args); } as Bound<TensorOps['nonzero']>,
+  nonzeroAsync: function (this: Tensor, ...args: unknown[]) { return dd.nonzeroAsync(this, args); } as Bound<TensorOps['nonzeroAsync']>,
+  unique: function (this: Tensor, ...args: unknown[]) { return dd.unique(this, args); } as Bound<TensorOps['unique']>,
+  uniqueAsync: function (this: Tensor, ...args: unknown[]) { return dd.uniqueAsync(this, args); } as Bound<TensorOps['uniqueAsync']>,
+  multinomial: function (this: Tensor, ...args: unknown[]) { return sampling.multinomial(this, args); } as Bound<TensorOps['multinomial']>,
+  multinomialAsync: function (this: Tensor, ...args: unknown[]) { return sampling.multinomialAsync(this, args); } as Bound<TensorOps['multinomialAsync']>,
+  bernoulli: function (this: Tensor, ...args: unknown[]) { return sampling.bernoulli(this, args); } as Bound<TensorOps['bernoulli']>,
+  bernoulli_: inPlaceOf('bernoulli_', (x, args) => sampling.bernoulliValues(x, args)) as Bound<TensorOps['bernoulli_']>,
+  // PyTorch's argument binding (positional and trailing keyword object) happens in the op modules.
+  sort: function (this: Tensor, ...args: unknown[]) { return sorting.sort(this, args); } as Bound<TensorOps['sort']>,
+  argsort: function (this: Tensor, ...args: unknown[]) { return sorting.argsort(this, args); } as Bound<TensorOps['argsort']>,
+  msort() { return sorting.msort(this); },
+  topk: function (this: Tensor, ...args: unknown[]) { return sorting.topk(this, args); } as Bound<TensorOps['topk']>,
+  cumsum: function (this: Tensor, ...args: unknown[]) { return cum.cumulative('cumsum', this, args); } as Bound<TensorOps['cumsum']>,
+  cumprod: function (this: Tensor, ...args: unknown[]) { return cum.cumulative('cumprod', this, args); } as Bound<TensorOps['cumprod']>,
+  scatter: function (this: Tensor, ...args: unknown[]) { return scat.scatter(this, args); } as Bound<TensorOps['scatter']>,
+  scatter_: function (this: Tensor, ...args: unknown[]) {
+    inPlace(this, 'scatter_', (x) => scat.scatter(x, args, 'scatter_'));
+    return this;
+  } as Bound<TensorOps['scatter_']>,
+  scatterReduce: function (this: Tensor, ...args: unknown[]) { return scat.scatterReduce(this, args); } as Bound<TensorOps['scatterReduce']>,
   softmax(dim, options) { return sm.softmax(this, dim, options?.dtype); },
   logSoftmax(dim, options) { return sm.logSoftmax(this, dim, options?.dtype); },
+  diagonal: function (this: Tensor, ...args: unknown[]) {
+    const a = bindArguments('diagonal', args, ['offset', 'dim1', 'dim2']);
+    return views.diagonal(this, intArgument('diagonal', 'offset', a.offset, 0), intArgument('diagonal', 'dim1', a.dim1, 0), intArgument('diagonal', 'dim2', a.dim2, 1));
+  } as Bound<TensorOps['diagonal']>,
+  maskedFill_: inPlaceOf('maskedFill_', (x, args) => dec.maskedFill(x, args, 'maskedFill_')) as Bound<TensorOps['maskedFill_']>,
+  addcmul_: inPlaceOf('addcmul_', (x, args) => dec.addcOp('addcmul', checkedCompute('addcmul_', x, args), args, 'addcmul_')) as Bound<TensorOps['addcmul_']>,
+  addcdiv_: inPlaceOf('addcdiv_', (x, args) => dec.addcOp('addcdiv', checkedCompute('addcdiv_', x, args), args, 'addcdiv_')) as Bound<TensorOps['addcdiv_']>,
+  indexFill_: inPlaceOf('indexFill_', (x, args) => dec.indexFill(x, args, 'indexFill_')) as Bound<TensorOps['indexFill_']>,
+  indexCopy_: inPlaceOf('indexCopy_', (x, args) => dec.indexCopy(x, args, 'indexCopy_')) as Bound<TensorOps['indexCopy_']>,
+  indexAdd_: inPlaceOf('indexAdd_', (x, args) => dec.indexAdd(x, args, 'indexAdd_')) as Bound<TensorOps['indexAdd_']>,
+  newZeros(size, options) { return creation.zeros(size, newOptions(this, 'newZeros', options)); },
+  newOnes(size, options) { return creation.ones(size, newOptions(this, 'newOnes', options)); },
+  newFull(size, fillValue, options) { return creation.full(size, fillValue, newOptions(this, 'newFull', options)); },
+  newEmpty(size, options) { return creation.empty(size, newOptions(this, 'newEmpty', options)); },
+  newTensor(data, options) { return creation.tensor(data, newOptions(this, 'newTensor', options)); },
 };
 
 const API: { readonly [K in Exclude<keyof TensorApi, 'T'>]: Bound<TensorApi[K]> } = {
@@ -164,12 +242,21 @@ const API: { readonly [K in Exclude<keyof TensorApi, 'T'>]: Bound<TensorApi[K]> 
     }
     runBackward(this, g, options);
   },
+  registerHook(hook) { return registerHook(this, hook); },
+  isInference() { return isInferenceStorage(this._storage); },
 };
 
+/** x, once every tensor among x and args is of a dtype its backend computes (an opmath op's check). */
+function checkedCompute(op: string, x: Tensor, args: readonly unknown[]): Tensor {
+  for (const t of [x, ...args]) if (t instanceof Tensor) requireCompute(backendOf(t.device), t.dtype, op);
+  return x;
+}
+
 /** A composite's method: its decomposition, behind the autocast layer when the table gives it a class. */
-function compositeMethod(name: CompositeOp): (this: Tensor, ...args: unknown[]) => Tensor {
+function compositeMethod(name: CompositeOp): (this: Tensor, ...args: unknown[]) => Tensor | Tensor[] {
   const entry = COMPOSITE[name];
-  const decompose = entry.decomposition as (self: Tensor, ...args: unknown[]) => Tensor;
+  const run = entry.decomposition as (self: Tensor, ...args: unknown[]) => Tensor | Tensor[];
+  const decompose = 'opmath' in entry ? (self: Tensor, ...args: unknown[]) => run(checkedCompute(name, self, args), ...args) : run;
   if (!('autocast' in entry)) return function (...args) { return decompose(this, ...args); };
   return function (...args) {
     if (autocastIdle()) return decompose(this, ...args);

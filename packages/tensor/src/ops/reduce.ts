@@ -12,12 +12,33 @@ import { record } from '../autograd/engine.js';
 import { gather } from './indexing.js';
 import { autocastIdle, autocastOp } from '../amp/autocast.js';
 
-/** What `max(dim)` / `min(dim)` return: the extreme values and where they are. */
-export interface ValuesIndices {
-  /** The max (or min) along the dim. */
+/**
+ * What `max(dim)`, `min(dim)`, `sort` and `topk` return, like PyTorch's named tuples: values and
+ * their int32 positions along the dim, by name (`const { values, indices } = x.topk(3)`), by
+ * position (`const [values, indices] = x.topk(3)`) or by index (`r[0]`, `r[1]`).
+ */
+export interface ValuesIndices extends Iterable<Tensor> {
+  /** The values (the max or min along the dim; the sorted or top-k elements). */
   readonly values: Tensor;
-  /** Their int32 positions along the dim (the first on ties). */
+  /** Their int32 positions along the dim. */
   readonly indices: Tensor;
+  /** `values`. */
+  readonly 0: Tensor;
+  /** `indices`. */
+  readonly 1: Tensor;
+  /** 2, as for a tuple. */
+  readonly length: 2;
+}
+
+/** The named tuple of `values` and `indices` (frozen). */
+export function valuesIndices(values: Tensor, indices: Tensor): ValuesIndices {
+  return Object.freeze({
+    values, indices, 0: values, 1: indices, length: 2 as const,
+    *[Symbol.iterator]() {
+      yield values;
+      yield indices;
+    },
+  });
 }
 
 type Dims = number | readonly number[] | null | undefined;
@@ -30,7 +51,8 @@ function axesOf(x: Tensor, dim: Dims, op: string): number[] {
   return x.ndim === 0 ? [] : axes.sort((a, b) => a - b);
 }
 
-function accumulatorOf(dtype: DType): DTypeName {
+/** The dtype reductions accumulate `dtype` in: float64 for float64, float32 for the other floats, int32 for ints and bools. */
+export function accumulatorOf(dtype: DType): DTypeName {
   if (dtype === float64) return 'float64';
   return dtype.isFloatingPoint ? 'float32' : 'int32';
 }
@@ -141,11 +163,11 @@ function requireNonEmpty(x: Tensor, axes: readonly number[], op: string): void {
 export function extreme(op: 'max' | 'min', x: Tensor, dim: number | undefined, keepdim: boolean): Tensor | ValuesIndices {
   if (dim === undefined) return amax(op, x, null, false);
   const indices = argReduce(op === 'max' ? 'argmax' : 'argmin', x, dim, true);
-  if (x.ndim === 0) return { values: amax(op, x, dim, keepdim), indices: reshape(indices, []) };
+  if (x.ndim === 0) return valuesIndices(amax(op, x, dim, keepdim), reshape(indices, []));
   // Values gathered at the indices: the gradient goes to that one element, as in PyTorch.
   const values = gather(x, dim, indices);
   const axis = normalizeDim(dim, x.ndim, op);
-  return keepdim ? { values, indices } : { values: values.squeeze(axis), indices: indices.squeeze(axis) };
+  return keepdim ? valuesIndices(values, indices) : valuesIndices(values.squeeze(axis), indices.squeeze(axis));
 }
 
 export function amax(op: 'max' | 'min', x: Tensor, dim: Dims, keepdim: boolean): Tensor {

@@ -10,6 +10,8 @@
 import type { FusedKernelName } from '../backend/contract.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { normalizeDim } from '../tensor/shape.js';
+import { pythonSignatures } from './arguments.js';
+import * as dec from './decompositions.js';
 
 /**
  * How an elementwise op picks its compute dtype from its (promoted) input dtype:
@@ -106,14 +108,20 @@ export interface CompareEntry extends EntryBase {
 export interface CompositeEntry extends EntryBase {
   /** An op made of other ops. */
   readonly kind: 'composite';
-  /** The Tensor method's signature (the parameters after `this`). */
-  readonly signature: string;
-  /** The op in terms of Tensor methods, `self` first. */
-  readonly decomposition: (self: Tensor, ...args: any[]) => Tensor;
+  /** The Tensor method's signature(s) (the parameters after `this`). */
+  readonly signature: string | readonly string[];
+  /** The op in terms of Tensor methods, `self` first (split-like ops give several tensors). */
+  readonly decomposition: (self: Tensor, ...args: any[]) => Tensor | Tensor[];
   /** The backend's fused kernel that may run it instead. */
   readonly fused?: FusedKernelName;
   /** Exported as a function from `@core/tensor` too (`torch.X` as well as `Tensor.X`). */
   readonly fn?: true;
+  /**
+   * Computes 16-bit float inputs in float32 and rounds once (PyTorch's opmath, TP-6), so its parts
+   * never compute in their dtype: core checks first that the backend computes every tensor
+   * argument's dtype, as a primitive would.
+   */
+  readonly opmath?: true;
 }
 
 /**
@@ -128,14 +136,26 @@ export interface ImplementedEntry extends EntryBase {
   readonly signature?: string | readonly string[];
   /** The backend's fused kernel that may run it instead of its decomposition. */
   readonly fused?: FusedKernelName;
-  /** The contract primitive family it is, by this name (`Kernels.reduce`, `Kernels.argReduce`). */
-  readonly kernel?: 'reduce' | 'argReduce';
+  /** The contract primitive family it is, by this name (`Kernels.reduce`, `Kernels.argReduce`, `Kernels.cumulative`). */
+  readonly kernel?: KernelFamily;
+  /** Exported as a function from `@core/tensor` too (`torch.X` as well as `Tensor.X`). */
+  readonly fn?: true;
+  /**
+   * PyTorch computes it with a kernel of its own, so autocast never reaches the ops this library
+   * decomposes it into: when a region's table does not list it, it runs wholly in its inputs'
+   * dtypes (AC-7). Ops without it decompose above autocast, like PyTorch's composite ops.
+   */
+  readonly ownKernel?: true;
 }
+
+/** The contract primitive families that take an op name from the table. */
+export type KernelFamily = 'reduce' | 'argReduce' | 'cumulative';
 
 /** One entry of the op table. */
 export type OpEntry = UnaryEntry | BinaryEntry | CompareEntry | CompositeEntry | ImplementedEntry;
 
 const FLOAT32_CUDA: AutocastRule = { cuda: 'fp32' };
+const LOWER: AutocastRule = { cuda: 'lowerPrecision', cpu: 'lowerPrecision' };
 const zeroGrad = (g: Tensor): Tensor => g.mul(0);
 const same: PartialGrad = { reads: [], fn: (g) => g };
 
@@ -234,6 +254,150 @@ export const COMPARE = {
 } as const satisfies Record<string, CompareEntry>;
 
 const DIMS = 'dim?: number | readonly number[] | null, keepdim?: boolean';
+const DIM_LIST = 'number | readonly number[] | null';
+type Args = unknown[];
+const INDEX_SOURCE = (returns: string) => `(dim: number, index: Tensor, source: Tensor): ${returns}`;
+const INDEX_VALUE = (returns: string) => `(dim: number, index: Tensor, value: number | boolean | Tensor): ${returns}`;
+const ADD_C = (returns: string) => pythonSignatures(['tensor1: Tensor', 'tensor2: Tensor'], ['value?: number'], returns);
+const INDEX_ADD = (returns: string) => pythonSignatures(['dim: number', 'index: Tensor', 'source: Tensor'], ['alpha?: number'], returns);
+const MASKED_FILL = (returns: string) => `(mask: Tensor, value: number | boolean | Tensor): ${returns}`;
+
+/** PyTorch's composite ops written in ops/decompositions.ts. */
+const PYTORCH_COMPOSITES = {
+  maskedFill: {
+    kind: 'composite', fn: true, signature: MASKED_FILL('Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.maskedFill(x, args),
+    doc: '`value` where the bool `mask` is true, else this tensor\'s element (they broadcast); `value` is a number or a 0-dim tensor, which gets a gradient.',
+  },
+  tril: {
+    kind: 'composite', fn: true, signature: pythonSignatures(['diagonal?: number'], [], 'Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.triangle('tril', x, args),
+    doc: 'The lower triangle of the last two dims: the elements on and below diagonal `diagonal` (0 the main one, positive above it), zeros elsewhere.',
+  },
+  triu: {
+    kind: 'composite', fn: true, signature: pythonSignatures(['diagonal?: number'], [], 'Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.triangle('triu', x, args),
+    doc: 'The upper triangle of the last two dims: the elements on and above diagonal `diagonal` (0 the main one, negative below it), zeros elsewhere.',
+  },
+  split: {
+    kind: 'composite', fn: true, signature: pythonSignatures(['splitSize: number | readonly number[]', 'dim?: number'], [], 'Tensor[]'),
+    decomposition: (x: Tensor, ...args: Args) => dec.split(x, args),
+    doc: 'Views of this tensor along `dim` (default 0): pieces of `splitSize` elements (the last may be smaller), or one per size in a list, which must add up to the size of `dim`.',
+  },
+  chunk: {
+    kind: 'composite', fn: true, signature: pythonSignatures(['chunks: number', 'dim?: number'], [], 'Tensor[]'), decomposition: (x: Tensor, ...args: Args) => dec.chunk(x, args),
+    doc: 'At most `chunks` views along `dim` (default 0), of ceil(size / chunks) elements each but the last, as PyTorch splits them.',
+  },
+  unbind: {
+    kind: 'composite', fn: true, signature: pythonSignatures(['dim?: number'], [], 'Tensor[]'), decomposition: (x: Tensor, ...args: Args) => dec.unbind(x, args),
+    doc: 'The views at each index of `dim` (default 0), with that dim removed.',
+  },
+  flip: {
+    kind: 'composite', fn: true, signature: '(dims: number | readonly number[]): Tensor', decomposition: (x: Tensor, ...args: Args) => dec.flip(x, args),
+    doc: 'A copy with the elements along each of `dims` in reverse order.',
+  },
+  roll: {
+    kind: 'composite', fn: true, signature: pythonSignatures(['shifts: number | readonly number[]', 'dims?: number | readonly number[] | null'], [], 'Tensor'),
+    decomposition: (x: Tensor, ...args: Args) => dec.roll(x, args),
+    doc: 'A copy with the elements moved `shifts` places along `dims`, wrapping around; without dims, along the flattened tensor (the shape is kept).',
+  },
+  repeat: {
+    kind: 'composite', signature: '(sizes: readonly number[]): Tensor', decomposition: (x: Tensor, ...args: Args) => dec.repeat(x, args),
+    doc: 'A copy tiled `sizes[i]` times along each dim; sizes beyond this tensor\'s rank add leading dims.',
+  },
+  tile: {
+    kind: 'composite', fn: true, signature: '(dims: readonly number[]): Tensor', decomposition: (x: Tensor, ...args: Args) => dec.tile(x, args),
+    doc: '`repeat`, with `dims` padded with leading 1s when shorter than this tensor\'s rank.',
+  },
+  repeatInterleave: {
+    kind: 'composite', fn: true, signature: pythonSignatures(['repeats: number', 'dim?: number | null'], ['outputSize?: number'], 'Tensor'),
+    decomposition: (x: Tensor, ...args: Args) => dec.repeatInterleave(x, args),
+    doc: 'Each element (slice along `dim`) repeated `repeats` times in a row; of the flattened tensor without a dim. `repeats` is an integer (per-element repeats, a tensor, are not supported).',
+  },
+  any: {
+    kind: 'composite', fn: true, signature: pythonSignatures([`dim?: ${DIM_LIST}`, 'keepdim?: boolean'], [], 'Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.truth('any', x, args),
+    doc: 'True where any element over `dim` (every dim when omitted) is non-zero, NaN included, as a bool tensor.',
+  },
+  all: {
+    kind: 'composite', fn: true, signature: pythonSignatures([`dim?: ${DIM_LIST}`, 'keepdim?: boolean'], [], 'Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.truth('all', x, args),
+    doc: 'True where every element over `dim` (every dim when omitted) is non-zero, NaN included, as a bool tensor.',
+  },
+  countNonzero: {
+    kind: 'composite', fn: true, signature: pythonSignatures([`dim?: ${DIM_LIST}`], [], 'Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.countNonzero(x, args),
+    doc: 'The number of non-zero elements over `dim` (every dim when omitted), as int32.',
+  },
+  norm: {
+    kind: 'composite', fn: true, opmath: true, autocast: FLOAT32_CUDA,
+    signature: pythonSignatures(["p?: number | 'fro' | 'nuc' | null", `dim?: ${DIM_LIST}`, 'keepdim?: boolean'], ['dtype?: DType'], 'Tensor'),
+    decomposition: (x: Tensor, ...args: Args) => dec.norm(x, args),
+    doc: 'The vector norm of order `p` over `dim` (every element when omitted): `(Σ|x|^p)^(1/p)`; Infinity and -Infinity give the max and min of |x|, 0 the count of non-zeros, \'fro\' (the default) the 2-norm over at most 2 dims. Floating tensors (`dtype` casts first); the gradient is zero where the norm is.',
+  },
+  dist: {
+    kind: 'composite', fn: true, opmath: true, autocast: FLOAT32_CUDA, signature: pythonSignatures(['other: Tensor', 'p?: number'], [], 'Tensor'),
+    decomposition: (x: Tensor, ...args: Args) => dec.dist(x, args),
+    doc: 'The `p`-norm (default 2) of `this - other`, broadcasting.',
+  },
+  outer: {
+    kind: 'composite', fn: true, signature: '(vec2: Tensor): Tensor', decomposition: (x: Tensor, ...args: Args) => dec.outer(x, args),
+    doc: 'The outer product of two vectors: `out[i][j] = this[i] · vec2[j]`.',
+  },
+  addmm: {
+    kind: 'composite', fn: true, autocast: LOWER, signature: pythonSignatures(['mat1: Tensor', 'mat2: Tensor'], ['beta?: number', 'alpha?: number'], 'Tensor'),
+    decomposition: (x: Tensor, ...args: Args) => dec.addProduct('addmm', x, args),
+    doc: '`beta · this + alpha · (mat1 @ mat2)`, beta and alpha 1 by default; this tensor broadcasts, and with beta 0 it is ignored (its NaN and Inf too).',
+  },
+  baddbmm: {
+    kind: 'composite', fn: true, autocast: LOWER, signature: pythonSignatures(['batch1: Tensor', 'batch2: Tensor'], ['beta?: number', 'alpha?: number'], 'Tensor'),
+    decomposition: (x: Tensor, ...args: Args) => dec.addProduct('baddbmm', x, args),
+    doc: '`beta · this + alpha · bmm(batch1, batch2)`, beta and alpha 1 by default; this tensor broadcasts, and with beta 0 it is ignored (its NaN and Inf too).',
+  },
+  lerp: {
+    kind: 'composite', fn: true, opmath: true, signature: '(end: Tensor, weight: number | Tensor): Tensor', decomposition: (x: Tensor, ...args: Args) => dec.lerp(x, args),
+    doc: '`this + weight · (end - this)` for floating tensors of one dtype, computed from `end` where |weight| ≥ 0.5, as PyTorch does.',
+  },
+  addcmul: {
+    kind: 'composite', fn: true, opmath: true, fused: 'addcmul', autocast: { cuda: 'promote' }, signature: ADD_C('Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.addcOp('addcmul', x, args),
+    doc: '`this + value · tensor1 · tensor2` (value 1 by default), broadcasting: the product rounded, then added by the fused addcmul kernel where the backend has one.',
+  },
+  addcdiv: {
+    kind: 'composite', fn: true, opmath: true, fused: 'addcmul', autocast: { cuda: 'promote' }, signature: ADD_C('Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.addcOp('addcdiv', x, args),
+    doc: '`this + value · tensor1 / tensor2` (value 1 by default), broadcasting: the quotient rounded, then added by the fused addcmul kernel where the backend has one.',
+  },
+  clampMin: { kind: 'composite', fn: true, signature: '(min: number | Tensor): Tensor', decomposition: (x: Tensor, min: number | Tensor) => x.clamp(min), doc: '`clamp(min)`: each element at least `min`.' },
+  clampMax: { kind: 'composite', fn: true, signature: '(max: number | Tensor): Tensor', decomposition: (x: Tensor, max: number | Tensor) => x.clamp(null, max), doc: '`clamp(null, max)`: each element at most `max`.' },
+  hypot: {
+    kind: 'composite', fn: true, opmath: true, signature: '(other: Tensor): Tensor', decomposition: (x: Tensor, ...args: Args) => dec.hypot(x, args),
+    doc: '`sqrt(this² + other²)` elementwise for floating tensors, broadcasting, without overflow or underflow in the squares.',
+  },
+  take: {
+    kind: 'composite', fn: true, signature: '(index: Tensor): Tensor', decomposition: (x: Tensor, ...args: Args) => dec.take(x, args),
+    doc: 'The elements at the int32 `index` positions of this tensor read as 1-D (negatives count from the end), in index\'s shape.',
+  },
+  takeAlongDim: {
+    kind: 'composite', fn: true, signature: pythonSignatures(['indices: Tensor', 'dim?: number | null'], [], 'Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.takeAlongDim(x, args),
+    doc: '`gather` along `dim` with this tensor and the int32 `indices` broadcast in the other dims; without a dim, from the flattened tensor.',
+  },
+  indexFill: {
+    kind: 'composite', fn: true, signature: INDEX_VALUE('Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.indexFill(x, args),
+    doc: 'A copy with the slices along `dim` at the positions in the 1-D int32 `index` (negatives count from the end) set to `value`.',
+  },
+  indexCopy: {
+    kind: 'composite', fn: true, autocast: { cpu: 'promote' }, signature: INDEX_SOURCE('Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.indexCopy(x, args),
+    doc: 'A copy with slice `index[i]` along `dim` replaced by slice i of `source` (for repeated indices, their slices add up).',
+  },
+  indexAdd: {
+    kind: 'composite', fn: true, signature: INDEX_ADD('Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.indexAdd(x, args),
+    doc: 'A copy with `alpha · source`\'s slice i added to slice `index[i]` along `dim` (alpha 1 by default); repeated indices accumulate.',
+  },
+  viewAs: { kind: 'composite', signature: '(other: Tensor): Tensor', decomposition: (x: Tensor, ...args: Args) => dec.likeOther('viewAs', x, args), doc: '`view` to `other`\'s shape.' },
+  reshapeAs: { kind: 'composite', signature: '(other: Tensor): Tensor', decomposition: (x: Tensor, ...args: Args) => dec.likeOther('reshapeAs', x, args), doc: '`reshape` to `other`\'s shape.' },
+  typeAs: { kind: 'composite', signature: '(other: Tensor): Tensor', decomposition: (x: Tensor, ...args: Args) => dec.likeOther('typeAs', x, args), doc: 'This tensor in `other`\'s dtype and on its device, like `to(other)`.' },
+  diag: {
+    kind: 'composite', fn: true, signature: pythonSignatures(['diagonal?: number'], [], 'Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.diag(x, args),
+    doc: 'Of a 1-D tensor: a square matrix with it on diagonal `diagonal` (0 the main one, positive above it) and zeros elsewhere; of a 2-D tensor: that diagonal, as a 1-D copy.',
+  },
+  trace: {
+    kind: 'composite', fn: true, autocast: { cpu: 'fp32' }, signature: '(): Tensor', decomposition: (x: Tensor, ...args: Args) => dec.trace(x, args),
+    doc: 'The sum of the main diagonal of a matrix.',
+  },
+} as const satisfies Record<string, CompositeEntry>;
 
 /** Ops written as Tensor methods. */
 export const COMPOSITE = {
@@ -265,6 +429,8 @@ export const COMPOSITE = {
     },
     doc: '`log(sum(exp(x)))` over `dim`, computed stably (the max is subtracted first); `keepdim` keeps reduced dims as size 1.',
   },
+  // PyTorch's composite ops (ops/decompositions.ts): each binds its arguments as Python does.
+  ...PYTORCH_COMPOSITES,
 } as const satisfies Record<string, CompositeEntry>;
 
 const BCE_UNSAFE =
@@ -272,9 +438,27 @@ const BCE_UNSAFE =
   'Many models use a sigmoid layer right before the binary cross entropy layer. In this case, combine the two layers ' +
   'using F.binaryCrossEntropyWithLogits or nn.BCEWithLogitsLoss, which are safe to autocast.';
 
-const LOWER: AutocastRule = { cuda: 'lowerPrecision', cpu: 'lowerPrecision' };
 const LOSS: AutocastRule = { cuda: 'fp32', cpu: 'fp32' };
 const DTYPE_OPTION = 'options?: { dtype?: DType }';
+/** scatter's forms: `src` a tensor or a number, or given by name (`src` or `value`) in the options. */
+const scatterSignatures = (returns: string): string[] => {
+  const reduce = "reduce?: 'add' | 'multiply'";
+  return [`(dim: number, index: Tensor, src: Tensor | number, options?: { ${reduce} }): ${returns}`, `(dim: number, index: Tensor, options: { src?: Tensor; value?: number; ${reduce} }): ${returns}`];
+};
+const SCATTER_REDUCE = "'sum' | 'prod' | 'mean' | 'amax' | 'amin'";
+/** nonzero's forms: a tensor, or with `asTuple` one tensor per dim. */
+const NONZERO = (wrap: (returns: string) => string): string[] => [
+  `(options?: { asTuple?: false }): ${wrap('Tensor')}`, `(options: { asTuple: true }): ${wrap('Tensor[]')}`, `(options: { asTuple?: boolean }): ${wrap('Tensor | Tensor[]')}`,
+];
+/** unique's forms: a tensor, or a UniqueResult when the inverse indices or the counts are asked for. */
+const UNIQUE = (wrap: (returns: string) => string): string[] => [
+  `(options?: UniqueOptions & { returnInverse?: false; returnCounts?: false }): ${wrap('Tensor')}`,
+  `(options: UniqueOptions & ({ returnInverse: true } | { returnCounts: true })): ${wrap('UniqueResult')}`,
+  `(options: UniqueOptions): ${wrap('Tensor | UniqueResult')}`,
+  `(sorted?: boolean, returnInverse?: false, returnCounts?: false, dim?: number | null): ${wrap('Tensor')}`,
+  `(sorted: boolean, returnInverse: true, returnCounts?: boolean, dim?: number | null): ${wrap('UniqueResult')}`,
+  `(sorted: boolean, returnInverse: boolean, returnCounts: true, dim?: number | null): ${wrap('UniqueResult')}`,
+];
 
 /** Ops with their own implementation (bound in ops/methods.ts), and functional ops of other packages. */
 export const IMPLEMENTED = {
@@ -347,6 +531,82 @@ export const IMPLEMENTED = {
     doc: 'A copy of this tensor with `src`\'s values added at the positions `index` gives along `dim` (the inverse of `gather`).',
   },
   indexSelect: { kind: 'implemented', signature: '(dim: number, index: Tensor): Tensor', doc: 'The slices along `dim` at the positions in a 1-D int32 `index` tensor.' },
+  // Python's subscripts, the ops whose output shape depends on the data (each with an async form for
+  // devices without synchronous reads), and sampling: ops/advanced-indexing.ts, data-dependent.ts, sampling.ts
+  index: {
+    kind: 'implemented', signature: '(indices: IndexSpec): Tensor',
+    doc: 'Python\'s `x[indices]`, items as in `IndexItem` (`x.index([\':\', [-1], \'1:3\'])` is `x[:, [-1], 1:3]`): a view for integers, slices, `\'...\'` and null; a copy for advanced (integer and boolean) indices, with PyTorch\'s broadcasting and placement rules. A boolean tensor index reads the mask (the sync/async rule: `indexAsync`).',
+  },
+  indexAsync: { kind: 'implemented', signature: '(indices: IndexSpec): Promise<Tensor>', doc: '`index`, reading boolean masks with `await`: works on every device.' },
+  indexPut: {
+    kind: 'implemented', fn: true, signature: pythonSignatures(['indices: IndexSpec', 'values: Tensor | number | boolean', 'accumulate?: boolean'], [], 'Tensor'),
+    doc: 'A copy with Python\'s `x[indices] = values` done (values broadcast to the indexed shape); `accumulate` adds them instead, repeated indices adding up. Repeated indices without it: the last one wins.',
+  },
+  indexPut_: { kind: 'implemented', signature: pythonSignatures(['indices: IndexSpec', 'values: Tensor | number | boolean', 'accumulate?: boolean'], [], 'this'), doc: 'In-place `indexPut`: Python\'s `x[indices] = values` (or `+=` with `accumulate`).' },
+  maskedSelect: { kind: 'implemented', fn: true, signature: '(mask: Tensor): Tensor', doc: 'The elements where the bool `mask` (broadcast with this tensor) is true, as a 1-D tensor (reads the mask: `maskedSelectAsync` on devices without synchronous reads).' },
+  maskedSelectAsync: { kind: 'implemented', fn: true, signature: '(mask: Tensor): Promise<Tensor>', doc: '`maskedSelect`, reading the mask with `await`: works on every device.' },
+  nonzero: {
+    kind: 'implemented', fn: true, signature: NONZERO((r) => r),
+    doc: 'The int32 indices of the non-zero (and NaN) elements, row-major: an [n, ndim] tensor, or with `asTuple` one 1-D tensor per dim (reads the values: `nonzeroAsync` on devices without synchronous reads).',
+  },
+  nonzeroAsync: { kind: 'implemented', fn: true, signature: NONZERO((r) => `Promise<${r}>`), doc: '`nonzero`, reading the values with `await`: works on every device.' },
+  unique: {
+    kind: 'implemented', fn: true, signature: UNIQUE((r) => r),
+    doc: 'The unique elements, sorted (or with `dim` the unique slices along it); with `returnInverse` and/or `returnCounts` a `UniqueResult` with the int32 inverse indices and counts. Each NaN is its own value. Reads the values: `uniqueAsync` on devices without synchronous reads.',
+  },
+  uniqueAsync: { kind: 'implemented', fn: true, signature: UNIQUE((r) => `Promise<${r}>`), doc: '`unique`, reading the values with `await`: works on every device.' },
+  multinomial: {
+    kind: 'implemented', fn: true, signature: pythonSignatures(['numSamples: number', 'replacement?: boolean'], ['generator?: Generator'], 'Tensor'),
+    doc: 'int32 indices of `numSamples` categories drawn from each row of (unnormalized) probabilities, without replacement unless `replacement`. Checks the values as PyTorch does, which reads them: `multinomialAsync` on devices without synchronous reads.',
+  },
+  multinomialAsync: {
+    kind: 'implemented', fn: true, signature: pythonSignatures(['numSamples: number', 'replacement?: boolean'], ['generator?: Generator'], 'Promise<Tensor>'),
+    doc: '`multinomial`, reading its checks with `await`: works on every device.',
+  },
+  bernoulli: {
+    kind: 'implemented', fn: true, signature: pythonSignatures(['p?: number'], ['generator?: Generator'], 'Tensor'),
+    doc: '1 with probability p, else 0, in this tensor\'s dtype: p is each element of this tensor (in [0, 1]), or the number `p` for every element.',
+  },
+  bernoulli_: { kind: 'implemented', signature: pythonSignatures(['p?: number | Tensor'], ['generator?: Generator'], 'this'), doc: 'Fill with 1 with probability `p` (default 0.5; a number or a tensor that broadcasts to this one), else 0, in place.' },
+  normal: { kind: 'implemented', doc: '`normal(mean, std, size?, { generator })`: normal samples with a tensor (or number) mean and std, as PyTorch\'s torch.normal.' },
+  randperm: { kind: 'implemented', doc: '`randperm(n, { generator, dtype, device })`: a random permutation of 0..n-1.' },
+  // sorting, running reductions and scatters (the argsort, cumulative and scatter primitives)
+  sort: {
+    kind: 'implemented', fn: true, signature: pythonSignatures(['dim?: number', 'descending?: boolean'], ['stable?: boolean'], 'ValuesIndices'),
+    doc: 'The elements sorted along `dim` (default -1), ascending unless `descending`: `{ values, indices }` (also `[values, indices]`), indices int32. NaN sorts as the largest; equal elements keep their order (always stable).',
+  },
+  argsort: {
+    kind: 'implemented', fn: true, signature: pythonSignatures(['dim?: number', 'descending?: boolean'], ['stable?: boolean'], 'Tensor'),
+    doc: 'The int32 indices that sort `dim` (default -1): `sort(...).indices`.',
+  },
+  msort: { kind: 'implemented', fn: true, signature: '(): Tensor', doc: 'The values sorted along dim 0, ascending: `sort(0).values`.' },
+  topk: {
+    kind: 'implemented', fn: true, signature: pythonSignatures(['k: number', 'dim?: number', 'largest?: boolean', 'sorted?: boolean'], [], 'ValuesIndices'),
+    doc: 'The `k` largest (or, with `largest: false`, smallest) elements along `dim` (default -1) and their int32 indices, as `{ values, indices }` (also `[values, indices]`), always in sorted order; ties keep the lower index first.',
+  },
+  cumsum: {
+    kind: 'implemented', kernel: 'cumulative', fn: true, signature: pythonSignatures(['dim: number'], [`dtype?: DType`], 'Tensor'), autocast: { cuda: 'fp32FirstArg' },
+    doc: 'The running sum along `dim`: `out[i] = x[0] + … + x[i]`. Integers and bools give int32; `dtype` casts the input first (and bypasses autocast).',
+  },
+  cumprod: {
+    kind: 'implemented', kernel: 'cumulative', fn: true, signature: pythonSignatures(['dim: number'], [`dtype?: DType`], 'Tensor'), autocast: { cuda: 'fp32FirstArg' },
+    doc: 'The running product along `dim`: `out[i] = x[0] · … · x[i]`. Integers and bools give int32; `dtype` casts the input first. Its gradient is exact with zeros in the input.',
+  },
+  scatter: {
+    kind: 'implemented', fn: true,
+    signature: scatterSignatures('Tensor'),
+    doc: 'A copy of this tensor with `src` (a tensor, or one `value` everywhere) written at the positions `index` gives along `dim`; with `reduce` added or multiplied in instead. Repeated indices: the last one wins (deterministic on every backend).',
+  },
+  scatter_: {
+    kind: 'implemented',
+    signature: scatterSignatures('this'),
+    doc: 'In-place `scatter`.',
+  },
+  scatterReduce: {
+    kind: 'implemented', fn: true,
+    signature: pythonSignatures(['dim: number', 'index: Tensor', 'src: Tensor', `reduce: ${SCATTER_REDUCE}`], ['includeSelf?: boolean'], 'Tensor'),
+    doc: 'A copy of this tensor with `src` reduced (`sum`, `prod`, `mean`, `amax` or `amin`) into the positions `index` gives along `dim`; `includeSelf: false` leaves this tensor\'s values out of the positions written to.',
+  },
   softmax: {
     kind: 'implemented', signature: `(dim: number, ${DTYPE_OPTION}): Tensor`, autocast: { cuda: 'fp32FirstArg' }, fused: 'softmax',
     doc: '`exp(x) / sum(exp(x))` along `dim`, computed stably; `dtype` casts the input first (and bypasses autocast).',
@@ -355,10 +615,31 @@ export const IMPLEMENTED = {
     kind: 'implemented', signature: `(dim: number, ${DTYPE_OPTION}): Tensor`, autocast: { cuda: 'fp32FirstArg' }, fused: 'logSoftmax',
     doc: '`log(softmax(x))` along `dim`, computed stably; `dtype` casts the input first (and bypasses autocast).',
   },
+  // views, in-place forms and factories of PyTorch's composite ops (ops/decompositions.ts)
+  diagonal: {
+    kind: 'implemented', fn: true, signature: pythonSignatures(['offset?: number', 'dim1?: number', 'dim2?: number'], [], 'Tensor'),
+    doc: 'A view of diagonal `offset` (0 the main one, positive above it) of dims `dim1` and `dim2` (0 and 1 by default): those dims are removed and the diagonal is the last dim.',
+  },
+  maskedFill_: { kind: 'implemented', signature: MASKED_FILL('this'), doc: 'In-place `maskedFill`: the mask broadcasts to this tensor\'s shape.' },
+  addcmul_: { kind: 'implemented', signature: ADD_C('this'), doc: 'In-place `addcmul`.' },
+  addcdiv_: { kind: 'implemented', signature: ADD_C('this'), doc: 'In-place `addcdiv`.' },
+  indexFill_: { kind: 'implemented', signature: INDEX_VALUE('this'), doc: 'In-place `indexFill`.' },
+  indexCopy_: { kind: 'implemented', signature: INDEX_SOURCE('this'), doc: 'In-place `indexCopy`.' },
+  indexAdd_: { kind: 'implemented', signature: INDEX_ADD('this'), doc: 'In-place `indexAdd`.' },
+  newZeros: { kind: 'implemented', signature: '(size: readonly number[], options?: FactoryOptions): Tensor', doc: 'Zeros of `size`, in this tensor\'s dtype and on its device unless `options` say otherwise (DEV-5).' },
+  newOnes: { kind: 'implemented', signature: '(size: readonly number[], options?: FactoryOptions): Tensor', doc: 'Ones of `size`, in this tensor\'s dtype and on its device unless `options` say otherwise (DEV-5).' },
+  newFull: {
+    kind: 'implemented', signature: '(size: readonly number[], fillValue: number | boolean, options?: FactoryOptions): Tensor',
+    doc: '`fillValue` everywhere in a tensor of `size`, in this tensor\'s dtype and on its device unless `options` say otherwise (DEV-5).',
+  },
+  newEmpty: { kind: 'implemented', signature: '(size: readonly number[], options?: FactoryOptions): Tensor', doc: 'Uninitialised memory of `size`, in this tensor\'s dtype and on its device unless `options` say otherwise (DEV-5).' },
+  newTensor: { kind: 'implemented', signature: '(data: TensorData, options?: FactoryOptions): Tensor', doc: 'A tensor of `data` (copied), in this tensor\'s dtype and on its device unless `options` say otherwise (DEV-5).' },
   // functions (no Tensor method)
   cat: { kind: 'implemented', autocast: { cpu: 'promote' }, doc: 'Tensors joined along an existing dim.' },
   stack: { kind: 'implemented', autocast: { cpu: 'promote' }, doc: 'Tensors joined along a new dim.' },
   pad: { kind: 'implemented', doc: 'Constant padding of the last dims.' },
+  einsum: { kind: 'implemented', autocast: { cuda: 'lowerPrecision' }, doc: '`einsum(equation, ...operands)`: Einstein summation, as batched matrix products.' },
+  'linalg.vectorNorm': { kind: 'implemented', autocast: { cuda: 'fp32FirstArg' }, doc: '`linalg.vectorNorm(x, ord, dim, keepdim, { dtype })`: PyTorch\'s torch.linalg.vector_norm.' },
   // @core/nn's functional ops, listed for their autocast class
   linear: { kind: 'implemented', autocast: LOWER, doc: '`F.linear`: `x @ Wᵀ + b`.' },
   conv2d: { kind: 'implemented', autocast: LOWER, doc: '`F.conv2d`: 2-D convolution.' },
@@ -368,6 +649,27 @@ export const IMPLEMENTED = {
   crossEntropy: { kind: 'implemented', autocast: LOSS, fused: 'crossEntropy', doc: '`F.crossEntropy`: logSoftmax then nllLoss, fused where the backend can.' },
   binaryCrossEntropy: { kind: 'implemented', autocast: { cuda: { banned: BCE_UNSAFE }, cpu: 'fp32' }, doc: '`F.binaryCrossEntropy` of probabilities.' },
   binaryCrossEntropyWithLogits: { kind: 'implemented', autocast: LOSS, doc: '`F.binaryCrossEntropyWithLogits`: sigmoid and binary cross entropy in one stable op.' },
+  l1Loss: { kind: 'implemented', autocast: LOSS, doc: '`F.l1Loss`: mean absolute error.' },
+  smoothL1Loss: { kind: 'implemented', autocast: LOSS, doc: '`F.smoothL1Loss`: quadratic below `beta`, linear above.' },
+  huberLoss: { kind: 'implemented', autocast: LOSS, doc: '`F.huberLoss`: quadratic below `delta`, linear above.' },
+  klDiv: { kind: 'implemented', autocast: LOSS, doc: '`F.klDiv`: Kullback-Leibler divergence of log-probabilities.' },
+  cosineEmbeddingLoss: { kind: 'implemented', autocast: LOSS, doc: '`F.cosineEmbeddingLoss`: 1 − cos for similar pairs, max(0, cos − margin) for dissimilar ones.' },
+  marginRankingLoss: { kind: 'implemented', autocast: LOSS, doc: '`F.marginRankingLoss`: max(0, −y·(x1 − x2) + margin).' },
+  elu: { kind: 'implemented', ownKernel: true, doc: '`F.elu`: x above 0, α·(eˣ − 1) below.' },
+  selu: { kind: 'implemented', ownKernel: true, doc: '`F.selu`: scaled ELU with the self-normalizing constants.' },
+  softplus: { kind: 'implemented', ownKernel: true, autocast: FLOAT32_CUDA, doc: '`F.softplus`: log(1 + e^(βx))/β, linear above `threshold`.' },
+  mish: { kind: 'implemented', ownKernel: true, doc: '`F.mish`: x·tanh(softplus(x)).' },
+  hardswish: { kind: 'implemented', ownKernel: true, doc: '`F.hardswish`: x·relu6(x + 3)/6.' },
+  hardsigmoid: { kind: 'implemented', ownKernel: true, doc: '`F.hardsigmoid`: relu6(x + 3)/6.' },
+  softsign: { kind: 'implemented', ownKernel: true, doc: '`F.softsign`: x/(1 + |x|).' },
+  prelu: { kind: 'implemented', ownKernel: true, autocast: LOWER, doc: '`F.prelu`: x above 0, a·x below, with a learned slope per channel.' },
+  glu: { kind: 'implemented', ownKernel: true, doc: '`F.glu`: the first half of `dim` times the sigmoid of the second.' },
+  rmsNorm: { kind: 'implemented', doc: '`F.rmsNorm`: x scaled by its root mean square over the last dims.' },
+  groupNorm: { kind: 'implemented', autocast: FLOAT32_CUDA, doc: '`F.groupNorm`: normalization over groups of channels.' },
+  instanceNorm: { kind: 'implemented', doc: '`F.instanceNorm`: normalization per sample and channel.' },
+  normalize: { kind: 'implemented', autocast: FLOAT32_CUDA, doc: '`F.normalize`: x divided by its p-norm along `dim`.' },
+  cosineSimilarity: { kind: 'implemented', autocast: FLOAT32_CUDA, doc: '`F.cosineSimilarity`: cosine of the angle between x1 and x2 along `dim`.' },
+  scaledDotProductAttention: { kind: 'implemented', autocast: LOWER, doc: '`F.scaledDotProductAttention`: softmax(q·kᵀ·scale + mask)·v.' },
 } as const satisfies Record<string, ImplementedEntry>;
 
 const OPS = { ...UNARY, ...BINARY, ...COMPARE, ...COMPOSITE, ...IMPLEMENTED } as const satisfies Record<string, OpEntry>;
@@ -386,14 +688,16 @@ export type UnaryOp = keyof typeof UNARY;
 export type BinaryOp = keyof typeof BINARY;
 /** The name of a comparison primitive. */
 export type CompareOp = keyof typeof COMPARE;
-type KernelOf<K extends string> = { [N in keyof typeof IMPLEMENTED]: (typeof IMPLEMENTED)[N] extends { readonly kernel: K } ? N : never }[keyof typeof IMPLEMENTED];
+type KernelOf<K extends KernelFamily> = { [N in keyof typeof IMPLEMENTED]: (typeof IMPLEMENTED)[N] extends { readonly kernel: K } ? N : never }[keyof typeof IMPLEMENTED];
 /** The name of a reduction primitive. */
 export type ReduceOp = KernelOf<'reduce'>;
 /** The name of an arg-reduction primitive. */
 export type ArgReduceOp = KernelOf<'argReduce'>;
+/** The name of a running-reduction primitive (`Kernels.cumulative`). */
+export type CumulativeOp = KernelOf<'cumulative'>;
 
 /** The implemented ops that are the contract primitive family `kernel`, in table order. */
-export function kernelOps<K extends 'reduce' | 'argReduce'>(kernel: K): KernelOf<K>[] {
+export function kernelOps<K extends KernelFamily>(kernel: K): KernelOf<K>[] {
   return Object.entries(IMPLEMENTED).filter(([, e]) => (e as ImplementedEntry).kernel === kernel).map(([n]) => n as KernelOf<K>);
 }
 

@@ -163,6 +163,24 @@ export function select(x: Tensor, dim: number, index: number): Tensor {
   return make(x, shape, strides, x._offset + i * x._strides[d]!, 'SelectBackward', scatterBack(x, (base) => select(base, d, i)));
 }
 
+/**
+ * A view of the diagonal `offset` (above the main one when positive, below when negative) of the
+ * dims dim1 and dim2: those dims are removed and the diagonal appended as the last dim, whose
+ * stride steps along both at once. Any strided x, like PyTorch's.
+ */
+export function diagonal(x: Tensor, offset = 0, dim1 = 0, dim2 = 1): Tensor {
+  const a = normalizeDim(dim1, x.ndim, 'diagonal');
+  const b = normalizeDim(dim2, x.ndim, 'diagonal');
+  if (a === b) throw new ShapeError(`diagonal dimensions cannot be identical ${dim1}, ${dim2}`, 'diagonal');
+  if (!Number.isInteger(offset)) throw new TypeError(`diagonal(): argument 'offset' must be an integer, not ${String(offset)}`);
+  const length = Math.max(Math.min(x.shape[a]! - Math.max(-offset, 0), x.shape[b]! - Math.max(offset, 0)), 0);
+  const start = length === 0 ? 0 : offset >= 0 ? offset * x._strides[b]! : -offset * x._strides[a]!;
+  const keep = (_: number, k: number) => k !== a && k !== b;
+  const shape = [...x.shape.filter(keep), length];
+  const strides = [...x._strides.filter(keep), x._strides[a]! + x._strides[b]!];
+  return make(x, shape, strides, x._offset + start, 'DiagonalBackward', scatterBack(x, (base) => diagonal(base, offset, a, b)));
+}
+
 export function squeeze(x: Tensor, dim?: number | readonly number[]): Tensor {
   const dims = dim === undefined ? null : new Set((typeof dim === 'number' ? [dim] : dim).map((d) => normalizeDim(d, x.ndim, 'squeeze')));
   const keep = x.shape.map((s, i) => !(s === 1 && (dims === null || dims.has(i))));
