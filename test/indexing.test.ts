@@ -1,18 +1,20 @@
 // Python subscripts (`x.index(spec)` is `x[spec]`, `x.indexPut_(spec, v)` is `x[spec] = v`) and the
 // data-dependent ops (nonzero, unique, maskedSelect) on the cpu backend: values against PyTorch
 // 1.13's for the same subscripts (the Python expression beside each), views vs copies, PyTorch's
-// errors by type and message, gradients by gradcheck in float64, and the sync/async rule on the
-// 'fake' backend (a device without synchronous reads).
+// errors by type and message, gradients by gradcheck in float64, the sync/async rule on the 'fake'
+// backend (a device without synchronous reads), and indexPut's autocast class (AC-12) on an
+// emulated cuda device.
 import '@core/backend-cpu';
 import {
-  arange, DTypeError, float32, float64, gradcheck, IndexError, indexPut, int32, maskedSelect, maskedSelectAsync, nonzero,
-  nonzeroAsync, ShapeError, tensor, TensorError, unique, uniqueAsync, ValueError, type Tensor, type UniqueResult,
+  arange, autocast, DTypeError, float16, float32, float64, gradcheck, IndexError, indexPut, int32, maskedSelect, maskedSelectAsync, nonzero,
+  nonzeroAsync, registerBackend, ShapeError, tensor, TensorError, unique, uniqueAsync, ValueError, type Tensor, type UniqueResult,
 } from '@core/tensor';
 import { describe, expect, it } from 'vitest';
 import { expectError, expectRejection, flat } from './helpers/assert.js';
-import { registerFakeBackend } from './helpers/fake-backend.js';
+import { createFakeBackend, registerFakeBackend } from './helpers/fake-backend.js';
 
 registerFakeBackend();
+registerBackend({ name: 'cuda', priority: 10, create: () => createFakeBackend({ name: 'cuda' }) });
 
 const vals = (t: Tensor): number[] => Array.from(t.dataSync());
 const ints = (values: number[]) => tensor(values, { dtype: int32 });
@@ -192,6 +194,16 @@ describe('indexPut_ / indexPut: Python\'s x[spec] = values on y = torch.arange(6
     expect(vals(t)).toEqual([0, 1, 2, 3, 4, 5]);
     // Basic indexing casts, as copy_ does (PyTorch's setitem of a slice).
     expect(vals(t.indexPut_([0], tensor([1.5, 2.5, 3.5], { dtype: float64 })))).toEqual([1.5, 2.5, 3.5, 3, 4, 5]);
+  });
+
+  it('AC-12: indexPut is a promote op in a cuda autocast region (float16 and float32 give float32); indexPut_ is not autocast', async () => {
+    const h = tensor([1, 2, 3], { dtype: float16 }).to('cuda');
+    const v = tensor([0.5], { dtype: float32 }).to('cuda');
+    const out = autocast({ deviceType: 'cuda' }, () => h.indexPut([[0, 2]], v));
+    expect(out.dtype).toBe(float32);
+    expect(flat(await out.toArray())).toEqual([0.5, 2, 0.5]);
+    expect(autocast({ deviceType: 'cuda' }, () => h.indexPut([[1]], v.half())).dtype).toBe(float16);
+    autocast({ deviceType: 'cuda' }, () => expectError(() => h.clone().indexPut_([[1]], v), DTypeError, 'Index put requires the source and destination dtypes match'));
   });
 
   it('gradients of the tensor and of the values (gradcheck), with repeated indices', () => {

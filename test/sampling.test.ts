@@ -213,7 +213,7 @@ describe('normal', () => {
     expectError(() => normal(zeros([2], { dtype: int32 }), 1), DTypeError, 'expected a floating point mean and std, got int32');
     expectError(() => normal(0, 1, [2], { dtype: int32 }), DTypeError, 'expected a floating point dtype, got int32');
     expectError(() => normal(zeros([2]), 1, [3] as never), TypeError, "unexpected argument 'size'");
-    expectError(() => normal(0, 1), TypeError, "missing required argument 'size'");
+    expectError(() => (normal as (...args: unknown[]) => Tensor)(0, 1), TypeError, "missing required argument 'size'");
     expectError(() => normal(zeros([2]), zeros([3])), ShapeError, 'must match');
   });
 });

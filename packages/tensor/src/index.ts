@@ -39,7 +39,7 @@ export {
   type FactoryOptions, type RandomOptions, type TensorData,
 } from './ops/creation.js';
 export { Generator, manualSeed, defaultGenerator } from './random/generator.js';
-export { normal, randperm } from './ops/sampling.js';
+export { normal, randperm, type NormalOptions } from './ops/sampling.js';
 export type { IndexSpec, IndexItem, IndexList } from './ops/advanced-indexing.js';
 export type { UniqueResult, UniqueOptions } from './ops/data-dependent.js';
 export { cat, stack, pad } from './ops/join.js';

@@ -14,6 +14,8 @@
 import { bool, int32 } from '../dtype/dtype.js';
 import { DTypeError, IndexError, ShapeError, ValueError } from '../errors/errors.js';
 import { schemaDevice } from '../dispatch/device-rule.js';
+import { checkCompute } from '../dispatch/run.js';
+import { autocastIdle, autocastOp } from '../amp/autocast.js';
 import { Tensor } from '../tensor/tensor.js';
 import { broadcastShapes, contiguousStrides } from '../tensor/shape.js';
 import type { Device } from '../device/device.js';
@@ -293,6 +295,7 @@ function indexPlan(x: Tensor, spec: unknown): HostPlan<Tensor> {
   const sub = parseSubscript(x.shape, spec);
   const view = viewOf(x, sub);
   if (sub.advanced.length === 0) return { needs: [], finish: () => view };
+  checkCompute('index', x); // before any read: the gather computes in x's dtype
   return {
     needs: tensorSources(sub, 'mask'),
     checks: tensorSources(sub, 'int'),
@@ -369,6 +372,7 @@ function indexPutPlan(x: Tensor, args: readonly unknown[], op: string): HostPlan
   const spec = required(op, 'indices', a.indices);
   const accumulate = boolArgument(op, 'accumulate', a.accumulate, false);
   const sub = parseSubscript(x.shape, spec);
+  checkCompute(op, x);
   const values = valuesArgument(op, x, required(op, 'values', a.values), sub.advanced.length > 0);
   const region = viewOf(positionsOf(x.shape, x.device), sub);
   const direct = sub.advanced.length === 0 ? region : null;
@@ -397,10 +401,15 @@ export function indexAsync(x: Tensor, indices: unknown): Promise<Tensor> {
   return runLater(indexPlan(x, indices));
 }
 
-/** `x.indexPut(indices, values, accumulate?)`: a copy with `x[indices] = values` done. */
-export function indexPut(x: Tensor, args: readonly unknown[], op = 'indexPut'): Tensor {
-  return runNow(indexPutPlan(x, args, op), op,
+/**
+ * `x.indexPut(indices, values, accumulate?)`: a copy with `x[indices] = values` done; with op
+ * 'indexPut_', the value indexPut_ writes. The out-of-place form is a promote op in CUDA autocast
+ * regions (AC-12), as PyTorch's index_put; in-place ops are not autocast.
+ */
+export function indexPut(x: Tensor, args: readonly unknown[], op: 'indexPut' | 'indexPut_' = 'indexPut'): Tensor {
+  const run = (self: Tensor, ...rest: unknown[]) => runNow(indexPutPlan(self, rest, op), op,
     "find the mask's indices first with `await mask.nonzeroAsync({ asTuple: true })` and index with them, or give values of one element along the mask's dims");
+  return op === 'indexPut' && !autocastIdle() ? autocastOp('indexPut', [x, ...args], run) : run(x, ...args);
 }
 
 /** `x.maskedSelect(mask)`, reading the mask synchronously. */

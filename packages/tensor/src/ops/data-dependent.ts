@@ -2,6 +2,7 @@
 // (ops/host-reads.ts gives their sync and async forms). Indices are int32 (PyTorch: int64).
 import { bool, int32 } from '../dtype/dtype.js';
 import { IndexError, ShapeError } from '../errors/errors.js';
+import { checkCompute } from '../dispatch/run.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { normalizeDim } from '../tensor/shape.js';
 import { bindArguments, boolArgument, intArgument } from './arguments.js';
@@ -113,6 +114,7 @@ function uniquePlan(x: Tensor, args: readonly unknown[]): HostPlan<Tensor | Uniq
   if (d !== null && x.shape.some((s, k) => s === 0 && k !== d)) {
     throw new ShapeError("unique(): There are 0 sized dimensions, and they aren't selected, so unique cannot be applied", op);
   }
+  checkCompute(op, x); // before the read: the output is gathered in x's dtype
   const source = x.detach(); // unique has no gradient
   const upload = (values: Int32Array) => tensor(values, { dtype: int32, device: x.device });
   return {

@@ -200,14 +200,30 @@ function shifted(mean: Tensor | number, std: Tensor | number, shape: readonly nu
   return cast(z.mul(up(std)).add(up(mean)), dtype);
 }
 
+/** Where `normal` with a number mean and std makes its tensor (`torch.normal`'s keyword arguments). */
+export interface NormalOptions {
+  /** The generator to draw from (default: the global one). */
+  readonly generator?: Generator;
+  /** A floating dtype (default float32). */
+  readonly dtype?: DType;
+  /** The device (default: the default device). */
+  readonly device?: RandomOptions['device'];
+  /** Make the result a leaf that requires grad. */
+  readonly requiresGrad?: boolean;
+}
+
 /**
- * `normal(mean, std, size?, { generator, dtype, device, requiresGrad })`: PyTorch's `torch.normal`.
- * With a tensor mean and/or std (std 1 by default with a tensor mean), the two broadcast and the
- * result has their floating dtype and device, and gradients flow to them; with numbers, `size` is
- * required and the options make the tensor as factories do. std must be ≥ 0 (a tensor std is
- * checked where its device reads synchronously).
+ * `normal(mean, std = 1, { generator })`: normal samples with a tensor mean, and a tensor or number
+ * std (≥ 0), broadcast together, in their floating dtype and on their device; gradients flow to
+ * both (PyTorch's `torch.normal`). A tensor std is checked where its device reads synchronously.
  */
+export function normal(mean: Tensor, std?: Tensor | number, options?: { readonly generator?: Generator }): Tensor;
+/** `normal(mean, std, { generator })` with a number mean and a tensor std: samples in std's shape. */
+export function normal(mean: number, std: Tensor, options?: { readonly generator?: Generator }): Tensor;
+/** `normal(mean, std, size, { generator, dtype, device, requiresGrad })`: a new tensor of `size` with numbers for mean and std. */
+export function normal(mean: number, std: number, size: readonly number[], options?: NormalOptions): Tensor;
 export function normal(...args: unknown[]): Tensor {
+  // Arguments bound as Python does: (mean, std, size) positionally or by name, then the keywords.
   const op = 'normal';
   const a = bindArguments(op, args, ['mean', 'std', 'size'], ['generator', 'dtype', 'device', 'requiresGrad']);
   const mean = required(op, 'mean', a.mean);

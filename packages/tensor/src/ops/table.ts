@@ -539,7 +539,7 @@ export const IMPLEMENTED = {
   },
   indexAsync: { kind: 'implemented', signature: '(indices: IndexSpec): Promise<Tensor>', doc: '`index`, reading boolean masks with `await`: works on every device.' },
   indexPut: {
-    kind: 'implemented', fn: true, signature: pythonSignatures(['indices: IndexSpec', 'values: Tensor | number | boolean', 'accumulate?: boolean'], [], 'Tensor'),
+    kind: 'implemented', fn: true, autocast: { cuda: 'promote' }, signature: pythonSignatures(['indices: IndexSpec', 'values: Tensor | number | boolean', 'accumulate?: boolean'], [], 'Tensor'),
     doc: 'A copy with Python\'s `x[indices] = values` done (values broadcast to the indexed shape); `accumulate` adds them instead, repeated indices adding up. Repeated indices without it: the last one wins.',
   },
   indexPut_: { kind: 'implemented', signature: pythonSignatures(['indices: IndexSpec', 'values: Tensor | number | boolean', 'accumulate?: boolean'], [], 'this'), doc: 'In-place `indexPut`: Python\'s `x[indices] = values` (or `+=` with `accumulate`).' },
