@@ -41,8 +41,8 @@ function close(got: number[], want: number[], tol: number): void {
 }
 
 describe('fused kernels through core', () => {
-  it('declares contract 1.2.0 and all six fused kernels', () => {
-    expect(gpu.contractVersion).toBe('1.2.0');
+  it('declares contract 1.3.0 and all six fused kernels', () => {
+    expect(gpu.contractVersion).toBe('1.3.0');
     expect(Object.keys(gpu.fused ?? {}).sort()).toEqual(['adamw', 'addcmul', 'crossEntropy', 'logSoftmax', 'softmax', 'unscaleAndCheck']);
   });
 

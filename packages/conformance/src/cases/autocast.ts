@@ -265,19 +265,25 @@ export function autocastCases(env: Env): Case[] {
   }
 
   // ---- AC-8: a product with a bias rounds once ----
-  // PyTorch's linear and convolutions add the bias to the GEMM's f32 accumulator and round once.
+  // PyTorch's linear, convolutions, addmm and baddbmm add the bias to the GEMM's f32 accumulator and round once.
   // The inputs are dyadic (m·2⁻⁶ and m·2⁻¹²) so that every f32 sum is exact: the expected value is
   // the exact result rounded once to d, compared bit for bit. Rounding the product before adding
   // the bias (a double rounding) is off by an ulp in a large share of the elements.
-  const ROUND_ONCE: Partial<Record<OpName, readonly number[][]>> = { linear: [[5, 8], [6, 8], [6]], conv2d: [[2, 3, 5, 5], [4, 3, 3, 3], [4]] };
-  for (const [op, shapes] of Object.entries(ROUND_ONCE) as [OpName, number[][]][]) {
+  // Input shapes per op; the bias (m·2⁻¹²) is the last input of linear and conv2d, the first of addmm/baddbmm.
+  const ROUND_ONCE: Partial<Record<OpName, { shapes: number[][]; bias: number }>> = {
+    linear: { shapes: [[5, 8], [6, 8], [6]], bias: 2 },
+    conv2d: { shapes: [[2, 3, 5, 5], [4, 3, 3, 3], [4]], bias: 2 },
+    addmm: { shapes: [[5, 6], [5, 8], [8, 6]], bias: 0 },
+    baddbmm: { shapes: [[2, 5, 6], [2, 5, 8], [2, 8, 6]], bias: 0 },
+  };
+  for (const [op, { shapes, bias }] of Object.entries(ROUND_ONCE) as [OpName, { shapes: number[][]; bias: number }][]) {
     const info = INFOS.get(op);
     if (!info || !lowerOps.includes(op)) continue;
     for (const d of halves) {
       add(`AC-8/${op}/${d}/bias-rounds-once`, op, d, async () => {
         const rng = new Rng(`autocast/round-once/${op}/${d}`);
         const dyadic = (shape: number[], bits: number, scale: number) => nd(shape, () => Math.round(rng.uniform(-1, 1) * 2 ** bits) * scale);
-        const values = [dyadic(shapes[0]!, 6, 2 ** -6), dyadic(shapes[1]!, 6, 2 ** -6), dyadic(shapes[2]!, 8, 2 ** -12)];
+        const values = shapes.map((shape, k) => (k === bias ? dyadic(shape, 8, 2 ** -12) : dyadic(shape, 6, 2 ** -6)));
         const y = inRegion(d, () => info.call(values.map((v) => toDevice(v, 'float32', dev)), {}, { device: dev, dtype: d }));
         const exact = info.reference(values, {}, 'float64');
         return expectTensor(y, { value: map(exact.value, (v) => roundTo(d, v)), dtype: d }, { label: `${op} with a bias in a ${d} region (the f32 accumulator plus the bias, rounded once to ${d})`, cls: 'exact', device: dev });

@@ -370,11 +370,15 @@ export function addProduct(op: 'addmm' | 'baddbmm', x: Tensor, args: Args): Tens
   const beta = numberArgument(op, 'beta', a.beta, 1, x.dtype);
   const alpha = numberArgument(op, 'alpha', a.alpha, 1, x.dtype);
   if (x.dtype !== m1.dtype) throw new DTypeError(`${op}: expected self and ${first} to have the same dtype, but got: ${x.dtype.name} != ${m1.dtype.name}`, op, m1.dtype.name);
-  const product = op === 'addmm' ? m1.mm(m2) : m1.bmm(m2);
-  const base = x.expand(product.shape);
-  const scaled = alpha === 1 ? product : product.mul(alpha);
-  if (beta === 0) return scaled;
-  return (beta === 1 ? base : base.mul(beta)).add(scaled);
+  // Half types: the GEMM accumulates in float32 and the epilogue adds beta·x there, rounding once
+  // (PyTorch's addmm); widening is exact and a product of two halves is exact in float32.
+  return inOpmath(x.dtype, [x, m1, m2], (c, p, q) => {
+    const product = op === 'addmm' ? p.mm(q) : p.bmm(q);
+    const scaled = alpha === 1 ? product : product.mul(alpha);
+    if (beta === 0) return scaled;
+    const base = c.expand(product.shape);
+    return (beta === 1 ? base : base.mul(beta)).add(scaled);
+  });
 }
 
 // ---- pointwise ----

@@ -339,12 +339,12 @@ const PYTORCH_COMPOSITES = {
     doc: 'The outer product of two vectors: `out[i][j] = this[i] · vec2[j]`.',
   },
   addmm: {
-    kind: 'composite', fn: true, autocast: LOWER, signature: pythonSignatures(['mat1: Tensor', 'mat2: Tensor'], ['beta?: number', 'alpha?: number'], 'Tensor'),
+    kind: 'composite', fn: true, opmath: true, autocast: LOWER, signature: pythonSignatures(['mat1: Tensor', 'mat2: Tensor'], ['beta?: number', 'alpha?: number'], 'Tensor'),
     decomposition: (x: Tensor, ...args: Args) => dec.addProduct('addmm', x, args),
     doc: '`beta · this + alpha · (mat1 @ mat2)`, beta and alpha 1 by default; this tensor broadcasts, and with beta 0 it is ignored (its NaN and Inf too).',
   },
   baddbmm: {
-    kind: 'composite', fn: true, autocast: LOWER, signature: pythonSignatures(['batch1: Tensor', 'batch2: Tensor'], ['beta?: number', 'alpha?: number'], 'Tensor'),
+    kind: 'composite', fn: true, opmath: true, autocast: LOWER, signature: pythonSignatures(['batch1: Tensor', 'batch2: Tensor'], ['beta?: number', 'alpha?: number'], 'Tensor'),
     decomposition: (x: Tensor, ...args: Args) => dec.addProduct('baddbmm', x, args),
     doc: '`beta · this + alpha · bmm(batch1, batch2)`, beta and alpha 1 by default; this tensor broadcasts, and with beta 0 it is ignored (its NaN and Inf too).',
   },
