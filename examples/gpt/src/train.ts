@@ -150,6 +150,8 @@ export async function train(config: TrainConfig, data: TokenSplit, hooks: TrainH
   const guard = new StabilityGuard(dev, ampConfig(dev, config.amp), { log: notice });
   notice(guard.config.reason);
   let scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
+  const stepLosses: number[] = [];
+  const evals: EvalRecord[] = [];
   const evaluate = async (step: number, trainLoss: number): Promise<void> => {
     const valLoss = await estimateLoss(model, data.val, {
       batches: config.evalBatches, batchSize: config.batchSize, seed: config.seed + 1, device: dev, precision: guard.autocastOptions,
@@ -159,8 +161,6 @@ export async function train(config: TrainConfig, data: TokenSplit, hooks: TrainH
     hooks.onEval?.(record);
   };
 
-  const stepLosses: number[] = [];
-  const evals: EvalRecord[] = [];
   let skippedSteps = 0;
   let trainSeconds = 0;
   let sinceEval = 0;
