@@ -167,7 +167,7 @@ describe('a crash while a checkpoint is written', () => {
       expect((await readdir(dir)).filter((f) => f.includes('.tmp-')), 'a later save removes the leftovers').toEqual([]);
     });
     expect(chains.flat()).toHaveLength(KILLS);
-    // The seed's plan reaches every point of the save sequence.
+    // The seeded plan reaches every point of the save sequence.
     expect([...seen].sort()).toEqual([...SAVE_POINTS].sort());
   }, 600_000);
 });
