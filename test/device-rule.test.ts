@@ -101,14 +101,19 @@ describe('SD-2: a mixed-device elementwise op throws DeviceMismatchError', () =>
     expect(expectError(() => f.add(moved.mul(1)), DeviceMismatchError).createdAt).toMatch(new RegExp(`device-rule\\.test\\.ts:${movedAt.line}:\\d+$`));
   });
 
-  it('SD-2: gradients are created at the user\'s backward() call (one site captured per backward)', () => {
+  it('SD-2: gradients inherit the creation site of the tensor backward() starts from, like an op\'s results (no stack capture per backward)', () => {
     const f = zeros([3], { device: 'fake' });
-    const w = tensor([1, 2, 3], { requiresGrad: true });
+    const [w, at] = [tensor([1, 2, 3], { requiresGrad: true }), here()];
     const loss = w.mul(w).sum();
-    const [, at] = [loss.backward(), here()];
+    loss.backward();
     const e = expectError(() => f.add(w.grad!), DeviceMismatchError);
     expect(e.createdAt).toMatch(new RegExp(`device-rule\\.test\\.ts:${at.line}:\\d+$`));
-    // After backward, sites are captured per tensor again.
+    // The loss's site is its first input's: a batch moved with .to() names that line.
+    const [x, movedAt] = [tensor([1, 2, 3]).to('fake:1'), here()];
+    const v = tensor([1, 2, 3], { device: 'fake:1', requiresGrad: true });
+    x.mul(v).sum().backward();
+    expect(expectError(() => f.add(v.grad!), DeviceMismatchError).createdAt).toMatch(new RegExp(`device-rule\\.test\\.ts:${movedAt.line}:\\d+$`));
+    // After backward, factories capture their own line again.
     const [stray, next] = [tensor([1, 2, 3]), here()];
     expect(expectError(() => f.add(stray), DeviceMismatchError).createdAt).toMatch(new RegExp(`device-rule\\.test\\.ts:${next.line}:\\d+$`));
   });

@@ -94,7 +94,7 @@ describe('sort, argsort, msort', () => {
     const t = tensor([[1, 3], [2, 0]]);
     expect(vals(t.sort({ descending: true }).values)).toEqual([3, 1, 2, 0]);
     expect(vals(t.sort(0, { descending: true, stable: true }).values)).toEqual([2, 3, 1, 0]);
-    expectError(() => t.sort(0, { dim: 1 }), TypeError, "sort() got multiple values for argument 'dim'");
+    expectError(() => t.sort(0, { dim: 1 } as never), TypeError, "sort() got multiple values for argument 'dim'");
     expectError(() => t.sort({ reverse: true } as never), TypeError, "sort() got an unexpected keyword argument 'reverse'");
     expectError(() => t.sort(0, 'yes' as never), TypeError, "sort(): argument 'descending' must be a boolean");
     expectError(() => t.sort(0, true, 1 as never), TypeError, 'sort() takes at most 2 positional arguments (dim, descending) but 3 were given');

@@ -6,9 +6,9 @@ import '@core/backend-cpu';
 import { describe, expect, it } from 'vitest';
 import {
   bfloat16, cat, DTypeError, enableGrad, float16, float32, float64, int32, isGradEnabled, memoryStats, noGrad, ones,
-  setCreationSiteTracking, setGradEnabled, tensor, TensorError, zeros, type Tensor,
+  autograd, registerBackend, setCreationSiteTracking, setGradEnabled, tensor, TensorError, zeros, type Tensor,
 } from '@core/tensor';
-import { registerFakeBackend } from '../helpers/fake-backend.js';
+import { createFakeBackend, registerFakeBackend } from '../helpers/fake-backend.js';
 import { expectClose, expectError } from '../helpers/assert.js';
 
 registerFakeBackend();
@@ -106,6 +106,73 @@ describe('gradient accumulation (OPT-1, OPT-2)', () => {
     expect(x.grad!.requiresGrad).toBe(false);
     expect(x.grad!.gradFn).toBeNull();
     expect(x.grad!.shape).toEqual([2, 3]);
+  });
+});
+
+describe('a new .grad is the pass\'s own gradient, not a copy, when nothing else can see it (PyTorch\'s AccumulateGrad)', () => {
+  // A look-alike of the fake backend that counts every allocation.
+  let allocations = 0;
+  const counted = createFakeBackend({ name: 'counted' });
+  const alloc = counted.alloc.bind(counted);
+  registerBackend({ name: 'counted', priority: 1, create: () => ({ ...counted, alloc: (...args: Parameters<typeof alloc>) => (allocations++, alloc(...args)) }) });
+  const allocationsOf = (fn: () => void) => {
+    const before = allocations;
+    fn();
+    return allocations - before;
+  };
+  const shares = (x: Tensor, y: Tensor) => x._storage === y._storage;
+
+  it('OPT-2: the first backward keeps the gradient it computed: one allocation fewer than when a hook has seen it', () => {
+    const run = (hooked: boolean) => {
+      const w = tensor([1, 2, 3, 4], { device: 'counted', requiresGrad: true });
+      const a = tensor([0.5, 0.25, 2, 1], { device: 'counted' });
+      if (hooked) w.registerHook(() => undefined);
+      const loss = w.mul(a).sum();
+      return { count: allocationsOf(() => loss.backward()), w };
+    };
+    const plain = run(false);
+    const hooked = run(true);
+    expect(plain.count).toBe(hooked.count - 1);
+    for (const { w } of [plain, hooked]) {
+      expect(w.grad!.isContiguous()).toBe(true);
+      expect(w.grad!.requiresGrad).toBe(false);
+    }
+  });
+
+  it('OPT-2: one fresh gradient reaching two leaves (add) is kept by one and copied for the other', () => {
+    const a = leaf([1, 2]);
+    const b = leaf([3, 4]);
+    a.add(b).mul(tensor([2, 3], { dtype: float64 })).sum().backward();
+    expect(shares(a.grad!, b.grad!)).toBe(false);
+    a.grad!.add_(1);
+    expect(vals(a.grad)).toEqual([3, 4]);
+    expect(vals(b.grad)).toEqual([2, 3]);
+  });
+
+  it('OPT-2: a gradient a hook kept, a retained gradient and one an autograd.Function saw are never the leaf\'s .grad', () => {
+    const w = leaf([1, 2, 3, 4]);
+    let seen: Tensor | null = null;
+    w.registerHook((g) => { seen = g; });
+    w.mul(2).sum().backward();
+    expect(shares(seen!, w.grad!)).toBe(false);
+
+    const v = leaf([1, 2, 3, 4]);
+    const y = v.reshape([2, 2]);
+    y.retainGrad();
+    y.mul(3).sum().backward();
+    v.grad!.add_(1);
+    expect(vals(y.grad)).toEqual([3, 3, 3, 3]);
+
+    let stashed: Tensor | null = null;
+    class Keep extends autograd.Function {
+      static forward(_ctx: autograd.FunctionCtx, x: Tensor) { return x.mul(1); }
+      static backward(_ctx: autograd.FunctionCtx, g: Tensor) { stashed = g.mul(5); return stashed; }
+    }
+    const u = leaf([1, 2]);
+    (Keep.apply(u) as Tensor).sum().backward();
+    expect(shares(stashed!, u.grad!)).toBe(false);
+    u.grad!.add_(1);
+    expect(vals(stashed)).toEqual([5, 5]);
   });
 });
 

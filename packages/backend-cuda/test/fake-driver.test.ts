@@ -76,6 +76,20 @@ describe.skipIf(!ready)('cuda through the fake driver', () => {
     expect(r.stats.tiledCalls).toBeGreaterThan(0);
   }, WHOLE_RUN_MS);
 
+  it('an isolated run (no cpu backend in the process) passes the cases where core reads values on the host', async () => {
+    const r = await run(['isolated', '', 'auto']) as {
+      counts: { pass: number; fail: number };
+      failed: { id: string; message: string }[];
+      cpu: { presence: string; skipped: number };
+      backends: string[];
+    };
+    expect(r.failed).toEqual([]);
+    expect(r.backends).toEqual(['cuda']);
+    expect(r.cpu.presence).toBe('absent');
+    expect(r.cpu.skipped).toBeGreaterThan(0); // cuda has one device here: the transfers need the cpu
+    expect(r.counts.pass).toBeGreaterThan(300);
+  }, WHOLE_RUN_MS);
+
   it('matmul and everything built on it pass with cuBLASLt (a fake libcublasLt.so.13: column-major, strided batches)', async () => {
     const r = await run(['conformance', 'matmul', 'auto']) as {
       counts: { pass: number; fail: number };

@@ -1,5 +1,5 @@
 import type { Backend, Capabilities, DTypeName, DTypeSupport, HostArray, MemoryStats, WriteHint } from '@core/tensor';
-import { acquireDevice, type AcquireOptions, type AcquiredDevice } from './device.js';
+import { acquireDevice, SOFTWARE_ADAPTER, type AcquireOptions, type AcquiredDevice } from './device.js';
 import type { WebGPUType } from './gpu-types.js';
 import { WebGPUBufferLimitError } from './errors.js';
 import { createKernels, type KernelContext } from './kernels.js';
@@ -57,8 +57,6 @@ export async function createWebGPUBackend(options: WebGPUBackendOptions = {}): P
   return makeBackend(acquired.device, acquired.shaderF16, `${acquired.description} via ${acquired.source}`);
 }
 
-/** Adapters that are software Vulkan/D3D implementations running on the CPU. */
-const SOFTWARE_ADAPTER = /llvmpipe|lavapipe|swiftshader|microsoft basic render/i;
 
 function makeBackend(device: GPUDevice, shaderF16: boolean, adapterInfo: string): WebGPUBackend {
   const rt = new Runtime(device);

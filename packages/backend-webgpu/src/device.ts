@@ -7,6 +7,7 @@
 // in Node the first look is a quiet probe: a child process asks Dawn for an adapter with its stderr
 // piped back; when it finds none, the backend is unavailable with Dawn's messages as the reason, and
 // this process never loads Vulkan. CORE_WEBGPU_DEBUG=1 skips the probe: Dawn then prints here.
+import type { BackendProbe } from '@core/tensor';
 import { WebGPUUnavailableError } from './errors.js';
 import type { PowerPreference, WebGPUType } from './gpu-types.js';
 
@@ -86,6 +87,21 @@ export async function findGpu(): Promise<FoundGpu> {
   throw new WebGPUUnavailableError('no WebGPU implementation: navigator.gpu is absent (use a browser with WebGPU enabled, or Node with the webgpu package)');
 }
 
+/** @internal Adapters that are software Vulkan/D3D implementations running on the CPU. */
+export const SOFTWARE_ADAPTER = /llvmpipe|lavapipe|swiftshader|microsoft basic render/i;
+
+/**
+ * What starting the backend would find, without starting it in this process (the registry's
+ * `probe`): in Node, the quiet probe's answer; null in browsers (where starting is quiet and cheap)
+ * or when the probe can't tell.
+ */
+export async function probeWebGPU(): Promise<BackendProbe | null> {
+  if (!isNode() || debugging() || (globalThis as { navigator?: { gpu?: unknown } }).navigator?.gpu) return null;
+  const probe = await (dawnProbe ??= probeDawn());
+  if (!probe) return null;
+  return { available: probe.adapter, features: probe.adapter && SOFTWARE_ADAPTER.test(probe.description) ? ['software-adapter'] : [] };
+}
+
 /** Request an adapter and a device with the features and limits this backend uses. */
 export async function acquireDevice(options: AcquireOptions = {}): Promise<AcquiredDevice> {
   const { gpu, source } = options.gpu ? { gpu: options.gpu, source: 'given GPU' } : await findGpu();
@@ -128,9 +144,11 @@ function debugging(): boolean {
   return value !== undefined && value !== '' && value !== '0';
 }
 
-/** What the probe saw: whether Dawn found an adapter, and what Dawn printed, on one line. */
+/** What the probe saw: whether Dawn found an adapter, which one, and what Dawn printed, on one line. */
 interface DawnProbe {
   readonly adapter: boolean;
+  /** The adapter's vendor, architecture, device and description, as acquireDevice() describes it. */
+  readonly description: string;
   readonly messages: string;
 }
 
@@ -141,7 +159,9 @@ let dawnProbe: Promise<DawnProbe | null> | undefined;
 const PROBE_SCRIPT = [
   'const { create } = await import(process.argv[1]);',
   'const adapter = await create([]).requestAdapter();',
-  'process.stdout.write(JSON.stringify({ adapter: adapter !== null }));',
+  'const info = adapter?.info ?? {};',
+  "const description = [info.vendor, info.architecture, info.device, info.description].filter((s) => s).join(' ');",
+  'process.stdout.write(JSON.stringify({ adapter: adapter !== null, description }));',
   'process.exit(0);',
 ].join('\n');
 
@@ -177,8 +197,9 @@ async function probeDawn(): Promise<DawnProbe | null> {
       child.on('error', () => resolve(null));
       child.on('close', resolve);
     });
-    const answer = code === 0 ? (JSON.parse(out) as { adapter?: unknown }) : null;
-    return typeof answer?.adapter === 'boolean' ? { adapter: answer.adapter, messages: oneLine(err) } : null;
+    const answer = code === 0 ? (JSON.parse(out) as { adapter?: unknown; description?: unknown }) : null;
+    if (typeof answer?.adapter !== 'boolean') return null;
+    return { adapter: answer.adapter, description: typeof answer.description === 'string' ? answer.description : '', messages: oneLine(err) };
   } catch {
     return null;
   }

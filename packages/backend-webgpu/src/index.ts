@@ -4,8 +4,10 @@
 // when there is none, so `availableDevices()` reports it and `bestDevice()` falls through to cpu.
 import { registerBackend } from '@core/tensor';
 import { createWebGPUBackend } from './backend.js';
+import { probeWebGPU } from './device.js';
 
-registerBackend({ name: 'webgpu', priority: 200, create: () => createWebGPUBackend() });
+// The probe lets bestDevice() pass over a software adapter (lavapipe, SwiftShader) without starting Dawn here.
+registerBackend({ name: 'webgpu', priority: 200, create: () => createWebGPUBackend(), probe: probeWebGPU });
 
 export { createWebGPUBackend, type WebGPUBackend, type WebGPUBackendOptions, type WebGPUStats } from './backend.js';
 export { acquireDevice, findGpu, NODE_INSTALL_HINT, type AcquiredDevice, type AcquireOptions, type FoundGpu } from './device.js';

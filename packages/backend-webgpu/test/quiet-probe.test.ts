@@ -22,12 +22,26 @@ process.exit(0);
 
 interface Run { code: number | null; stderr: string; result: { best: string; available: boolean; reason: string } }
 
+// What `--device auto` does: bestDevice() alone. On a software adapter the cpu wins, so Dawn need not start here.
+const AUTO_PROGRAM = `
+import '@core/backend-cpu';
+import '@core/backend-webgpu';
+const { bestDevice } = await import('@core/tensor');
+process.stdout.write(JSON.stringify({ best: String(await bestDevice()) }));
+process.exit(0);
+`;
+
 /** The program in a child Node process whose Vulkan loader is pointed at an ICD file that does not exist. */
 function runWithoutAdapter(extraEnv: Record<string, string>): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env, VK_ICD_FILENAMES: '/nonexistent/core-webgpu-test-icd.json', VK_DRIVER_FILES: '/nonexistent/core-webgpu-test-icd.json', ...extraEnv };
+  return run(PROGRAM, { VK_ICD_FILENAMES: '/nonexistent/core-webgpu-test-icd.json', VK_DRIVER_FILES: '/nonexistent/core-webgpu-test-icd.json', ...extraEnv });
+}
+
+/** `program` in a child Node process, with `extraEnv` over this one's (CORE_WEBGPU_DEBUG only if given). */
+function run(program: string, extraEnv: Record<string, string>): Promise<Run> {
+  const env: Record<string, string | undefined> = { ...process.env, ...extraEnv };
   if (!('CORE_WEBGPU_DEBUG' in extraEnv)) delete env['CORE_WEBGPU_DEBUG'];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', PROGRAM], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', program], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -63,5 +77,17 @@ describe('probing for an adapter where there is none', () => {
     expect(stderr).toMatch(/^Warning: /m);
     expect(result.best).toBe('cpu');
     expect(result.reason).toMatch(/^no WebGPU adapter/);
+  });
+});
+
+describe("this configuration's software adapter (lavapipe, SwiftShader) and bestDevice()", () => {
+  it('picks the cpu without starting Dawn in the process, so none of its notices are printed', async () => {
+    const icd = process.env['VK_ICD_FILENAMES'];
+    if (!icd) throw new Error('this test runs under test/run.mjs, which points VK_ICD_FILENAMES at the configuration\'s software driver');
+    const { code, stderr, result } = await run(AUTO_PROGRAM, {});
+    expect(code).toBe(0);
+    expect(result.best).toBe('cpu');
+    // Started here, Dawn prints e.g. "Warning: maxDynamicStorageBuffersPerPipelineLayout artificially reduced …" on lavapipe.
+    expect(stderr).toBe('');
   });
 });

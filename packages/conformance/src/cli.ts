@@ -1,9 +1,15 @@
 #!/usr/bin/env node
-// core-conformance --backend <module> [--device <type>] [--strict] [--report out.json]
+// core-conformance --backend <module> [--device <type>] [--with-cpu] [--strict] [--report out.json]
 //                  [--markdown out.md] [--expectations file.json] [--filter <substring>] [--quiet]
 //
 // <module> is imported for its side effect (it registers its backend, like '@core/backend-cpu'),
 // or exports a Backend / BackendFactory / function returning one as its default export.
+//
+// The run is isolated unless --with-cpu is given: the CLI never imports @core/backend-cpu, so the
+// backend is tested as a program that imports only it uses it, and cases that need the cpu device
+// (transfers to and from it, the cpu-scalar rules) are skipped and counted. --with-cpu registers the
+// cpu too and runs them. When the module registers the cpu itself (@core/backend-cpu under test, or
+// a module that imports it), isolation does not apply, and the summary says so.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { ConformanceSetupError, type BackendLoader } from './runner/env.js';
 import { runConformance } from './runner/run.js';
 import { renderMarkdown, type Report } from './runner/report.js';
-import { CATEGORIES, type CaseResult } from './types.js';
+import { CATEGORIES, type CaseResult, type CpuPresence } from './types.js';
 
 interface Args {
   backend?: string;
@@ -23,12 +29,13 @@ interface Args {
   expectations?: string;
   filter?: string;
   quiet: boolean;
+  withCpu: boolean;
 }
 
-const USAGE = 'usage: core-conformance --backend <module> [--device <type>] [--strict] [--report out.json] [--markdown out.md] [--expectations file.json] [--filter <substring>] [--quiet]';
+const USAGE = 'usage: core-conformance --backend <module> [--device <type>] [--with-cpu] [--strict] [--report out.json] [--markdown out.md] [--expectations file.json] [--filter <substring>] [--quiet]';
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { strict: false, quiet: false };
+  const args: Args = { strict: false, quiet: false, withCpu: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -45,6 +52,7 @@ function parseArgs(argv: string[]): Args {
       case '--expectations': args.expectations = value(); break;
       case '--filter': args.filter = value(); break;
       case '--quiet': args.quiet = true; break;
+      case '--with-cpu': args.withCpu = true; break;
       case '--help': case '-h': console.log(USAGE); process.exit(0); break;
       default: throw new ConformanceSetupError(`unknown argument ${a}\n${USAGE}`);
     }
@@ -100,11 +108,24 @@ function summary(report: Report): string {
     const k = report.categories[c];
     if (k.total > 0) lines.push(`  ${c.padEnd(13)} ${String(k.total).padStart(5)}  pass ${k.pass}${k.fail ? `  FAIL ${k.fail}` : ''}${k.skip ? `  skip ${k.skip}` : ''}${k.xfail ? `  xfail ${k.xfail}` : ''}${k.xpass ? `  XPASS ${k.xpass}` : ''}`);
   }
+  const isolation = isolationLine(report.cpu.presence, report.cpu.skipped);
+  if (isolation) lines.push(isolation);
   for (const r of report.cases.filter((x) => x.status === 'fail')) lines.push(`FAIL ${r.id}\n     ${r.message}`);
   for (const r of report.cases.filter((x) => x.status === 'xpass')) lines.push(`XPASS ${r.id} (listed as xfail: ${r.reason})`);
   for (const id of report.staleExpectations) lines.push(`STALE expectation ${id} matches no case`);
   lines.push(report.ok ? 'OK' : `NOT OK${report.strict ? ' (strict)' : ''}`);
   return lines.join('\n');
+}
+
+/** What the summary says about the cpu backend: an isolated run (the CLI's default) or why the run is not one. */
+function isolationLine(presence: CpuPresence, skipped: number): string | null {
+  switch (presence) {
+    case 'absent': return `isolated: the cpu backend is not registered; ${skipped} cases that need the cpu device skipped (--with-cpu runs them)`;
+    case 'already-registered': return 'not isolated: the backend module registered the cpu backend too, so the cases that need the cpu device ran';
+    case 'under-test': return 'not isolated: the backend under test is the cpu';
+    case 'registered-by-runner': return null; // --with-cpu: what was asked for
+    default: return presence satisfies never;
+  }
 }
 
 async function write(path: string, text: string): Promise<void> {
@@ -121,7 +142,8 @@ async function main(): Promise<number> {
     ...(args.filter ? { filter: args.filter } : {}),
     expectations,
     strict: args.strict,
-    rerunCommand: (id) => ['core-conformance', '--backend', args.backend, ...(args.device ? ['--device', args.device] : []), '--filter', `'${id}'`].join(' '),
+    isolated: !args.withCpu,
+    rerunCommand: (id) => ['core-conformance', '--backend', args.backend, ...(args.device ? ['--device', args.device] : []), ...(args.withCpu ? ['--with-cpu'] : []), '--filter', `'${id}'`].join(' '),
     onResult: (r) => {
       if (args.quiet) return;
       process.stdout.write(MARK[r.status]);

@@ -33,6 +33,30 @@ export interface Case {
   readonly run: () => Promise<Measure | void> | Measure | void;
 }
 
+/**
+ * How a run stands with the cpu backend:
+ * - `under-test`: the backend under test is the cpu;
+ * - `registered-by-runner`: the runner imported `@core/backend-cpu` as the reference host device
+ *   (a run that is not isolated);
+ * - `already-registered`: the cpu backend was registered before the runner looked (by the process
+ *   or the backend's loader), so an isolated run cannot leave it out and the cases that need it run;
+ * - `absent`: an isolated run: the cpu backend is not registered, and cases that need the cpu
+ *   device are skipped with ISOLATED_SKIP as their reason.
+ */
+export type CpuPresence = 'under-test' | 'registered-by-runner' | 'already-registered' | 'absent';
+
+/**
+ * The reason of every case an isolated run skips because it needs the cpu device (transfers to and
+ * from the cpu, the cpu-scalar device rules, comparisons with the cpu backend); the report counts them.
+ */
+export const ISOLATED_SKIP =
+  'isolated run: needs the cpu device, and the cpu backend is not registered (core-conformance --with-cpu, or { isolated: false }, runs it)';
+
+/** The skip reason of a case that needs the cpu device: ISOLATED_SKIP in an isolated run, else `otherwise`. */
+export function cpuSkip(env: Env, otherwise?: string): string | undefined {
+  return env.cpuPresence === 'absent' ? ISOLATED_SKIP : otherwise;
+}
+
 /** The backend under test and the devices the cases use. */
 export interface Env {
   /** Device type of the backend under test. */
@@ -43,8 +67,13 @@ export interface Env {
   readonly device: Device;
   /** `name:1` when the backend has more than one device, else null. */
   readonly peer: Device | null;
-  /** The cpu device, when the backend under test is not cpu (the reference host device), else null. */
+  /**
+   * The cpu device, when the backend under test is not cpu and the cpu backend is registered (the
+   * reference host device), else null: the cpu is under test, or the run is isolated.
+   */
   readonly cpu: Device | null;
+  /** How the run stands with the cpu backend; in an isolated run the cases that need the cpu are skipped. */
+  readonly cpuPresence: CpuPresence;
   /** dtypes the backend computes in / stores. */
   readonly compute: ReadonlySet<DTypeName>;
   /** dtypes the backend can store. */

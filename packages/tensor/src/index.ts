@@ -32,6 +32,7 @@ export type { NestedArray, DataArray } from './tensor/transfer.js';
 export { setCreationSiteTracking, withCreationSite } from './tensor/site.js';
 export { checkSameDevice } from './dispatch/device-rule.js';
 export { checkCompute } from './dispatch/run.js';
+export { valuesNow } from './tensor/host-data.js';
 export { bindArguments } from './ops/arguments.js';
 export {
   tensor, zeros, ones, full, empty, eye, arange, linspace, rand, randn, randint,

@@ -24,7 +24,7 @@ import { OPS } from '../ops/index.js';
 import type { OpInfo, Sample } from '../opinfo.js';
 import { Rng } from '../rng.js';
 import { APPROX, GRAD, type Tolerance } from '../tolerance.js';
-import { fail, type Case, type Env, type Measure } from '../types.js';
+import { cpuSkip, fail, type Case, type Env, type Measure } from '../types.js';
 
 type Half = 'float16' | 'bfloat16';
 type Policy = 'lowerPrecision' | 'fp32' | 'fp32FirstArg' | 'promote' | 'banned' | 'unlisted';
@@ -493,7 +493,7 @@ export function autocastCases(env: Env): Case[] {
   // scalar, f16 device tensor) in a device region is an fp32 op and returns float32.
   const fp32Binary = listed('fp32').find((op) => (BINARY_OPS as readonly string[]).includes(op));
   for (const d of halves) {
-    if (!fp32Binary || env.name === 'cpu' || !env.cpu) continue;
+    if (!fp32Binary || env.name === 'cpu' || (!env.cpu && env.cpuPresence !== 'absent')) continue;
     const info = INFOS.get(fp32Binary)!;
     add(`AC-5/cpu-scalar-first/${fp32Binary}/${d}`, fp32Binary, d, async () => {
       const sv = 1.75;
@@ -502,16 +502,16 @@ export function autocastCases(env: Env): Case[] {
       const h = toDevice(nd([3], hv), d, dev);
       const y = inRegion(d, () => info.call([s, h], {}, { device: dev, dtype: d }));
       return expectTensor(y, info.reference([nd([], [sv]), nd([3], hv)], {}, 'float32'), { label: `${fp32Binary}(cpu 0-dim float32, ${d} on ${env.name}) in a ${d} region (an fp32 op)`, cls: info.tolerance, device: dev });
-    }, regionSkip(d));
+    }, cpuSkip(env, regionSkip(d)));
   }
-  if (env.name !== 'cpu' && env.cpu && autocastPolicy('cpu')) {
+  if (env.name !== 'cpu' && (env.cpu || env.cpuPresence === 'absent') && autocastPolicy('cpu')) {
     add('AC-5/cpu-region-leaves-this-device-alone', lowerOp ?? 'mm', '-', async () => {
       const a = rngArray('cpu-region/a', [3, 4]);
       const b = rngArray('cpu-region/b', [4, 2]);
       const [y, z] = autocast({ deviceType: 'cpu' }, () => [toDevice(a, 'float32', dev).mm(toDevice(b, 'float32', dev)), toDevice(a, 'float32', cpu).mm(toDevice(b, 'float32', cpu))]);
       expectEqual('mm of cpu tensors in a cpu region (the cpu table lists mm)', z!.dtype, autocastPolicy('cpu')!.lowerPrecision.includes('mm') ? autocastPolicy('cpu')!.defaultDtype : float32);
       return expectTensor(y!, mmExpected(a, b, 'float32'), { label: `mm on ${env.name} in a cpu region`, cls: 'accumulated', device: dev });
-    });
+    }, cpuSkip(env));
   }
 
   // ---- AC-4: nesting, enabled: false, restoring the state ----

@@ -8,7 +8,7 @@ import { nd, vector } from '../oracle/ndarray.js';
 import { mlpLossAndGrads, type MlpParams, type MlpProblem } from '../oracle/mlp.js';
 import { Rng } from '../rng.js';
 import { GRAD } from '../tolerance.js';
-import { fail, type Case, type Env } from '../types.js';
+import { cpuSkip, fail, type Case, type Env } from '../types.js';
 
 /** A small classification problem and parameters, from a seed; values exact in `dtype`. */
 export function mlpSetup(seed: string, dtype: DTypeName, sizes = { batch: 8, inputs: 5, hidden: 7, classes: 3 }): { prob: MlpProblem; params: MlpParams } {
@@ -95,7 +95,7 @@ export function autogradCases(env: Env): Case[] {
     }
     y.backward();
     return expectTensor(x.grad!, { value: vector([2, 4, 6]), dtype: 'float32' }, { label: `grad of a leaf on ${other} used on ${dev}`, cls: 'exact', device: other! });
-  }, other ? undefined : `no second device: the ${env.name} backend has one device and is the cpu`);
+  }, other ? undefined : cpuSkip(env, `no second device: the ${env.name} backend has one device and is the cpu`));
 
   for (const dtype of ['float32', 'float64'] as const) {
     add(`mlp-gradients/${dtype}`, 'mlp', dtype, async () => {

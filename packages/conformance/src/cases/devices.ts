@@ -9,7 +9,7 @@ import { expectEqual, expectTensor, expectThrows, expectTrue } from '../check.js
 import { toDevice } from '../inputs.js';
 import { storeResult } from '../oracle/dtype.js';
 import { nd, vector } from '../oracle/ndarray.js';
-import type { Case, Env } from '../types.js';
+import { cpuSkip, type Case, type Env } from '../types.js';
 
 const NO_SECOND = (env: Env) => `no second device: the ${env.name} backend has one device and is the cpu`;
 const NOT_CPU_ONLY = (env: Env) => `needs a non-cpu backend under test (the cpu-scalar rules are about cpu tensors meeting another device; ${env.name} is cpu)`;
@@ -18,6 +18,7 @@ export function deviceCases(env: Env): Case[] {
   const cases: Case[] = [];
   const dev = env.device;
   const other: Device | null = env.peer ?? env.cpu;
+  const noSecond = other ? undefined : cpuSkip(env, NO_SECOND(env));
   const add = (id: string, op: string, run: Case['run'], skip?: string) =>
     cases.push({ id: `devices/${id}`, category: 'devices', op, dtype: '-', run, ...(skip ? { skip } : {}) });
   const t = (values: number[], d: Device = dev) => toDevice(vector(values), 'float32', d);
@@ -49,7 +50,7 @@ export function deviceCases(env: Env): Case[] {
   }, env.name === 'cpu' ? 'cpu has no device indices' : undefined);
   add('DEV-4/factories-default-to-cpu', 'factories', () => {
     expectEqual('zeros([2]).device', String(zeros([2]).device), 'cpu');
-  });
+  }, cpuSkip(env));
   add('DEV-5/like-factories', 'factories', () => {
     const x = t([1, 2]);
     for (const [name, y] of [['zerosLike', zerosLike(x)], ['onesLike', onesLike(x)], ['fullLike', fullLike(x, 3)]] as const) {
@@ -91,14 +92,14 @@ export function deviceCases(env: Env): Case[] {
     expectEqual('error.argument', e1.argument, firstNonCpu(dev, other) === dev ? 'other' : 'self');
     const common = firstNonCpu(other, dev);
     expectThrows('other + dev', () => b.add(a), DeviceMismatchError, `found at least two devices, ${common} and ${common === dev ? otherName : devName}!`);
-  }, other ? undefined : NO_SECOND(env));
+  }, noSecond);
   add('SD-2/compare-where-reduce', 'where', () => {
     if (!other) return;
     const a = t([1, 2]);
     const b = t([3, 4], other);
     expectThrows('a.lt(b)', () => a.lt(b), DeviceMismatchError, 'Expected all tensors to be on the same device');
     expectThrows('where(cond, a, b)', () => where(a.gt(0), a, b), DeviceMismatchError, 'Expected all tensors to be on the same device');
-  }, other ? undefined : NO_SECOND(env));
+  }, noSecond);
   const schema: Array<[string, (a: ReturnType<typeof t>, b: ReturnType<typeof t>) => unknown, string, string]> = [
     ['matmul', (a, b) => a.reshape([1, 2]).matmul(b.reshape([2, 1])), 'other', 'matmul'],
     ['mm', (a, b) => a.reshape([1, 2]).mm(b.reshape([2, 1])), 'mat2', 'mm'],
@@ -113,36 +114,37 @@ export function deviceCases(env: Env): Case[] {
       const b = t([0, 1], other);
       expectThrows(`${op}(${devName}, ${otherName})`, () => fn(a, b), DeviceMismatchError,
         `found at least two devices, ${devName} and ${otherName}! (when checking argument for argument ${argument} in method ${method})`);
-    }, other ? undefined : NO_SECOND(env));
+    }, noSecond);
   }
 
   // SD-3, SD-4: the 0-dim CPU scalar exemption.
   const cpuDev = env.cpu;
+  const cpuOnly = cpuSkip(env, cpuDev ? undefined : NOT_CPU_ONLY(env));
   add('SD-3/cpu-scalar-operand', 'add', async () => {
     const y = t([1, 2]).add(toDevice(nd([], [0.5]), 'float32', cpu));
     return expectTensor(y, { value: vector([1.5, 2.5]), dtype: 'float32' }, { label: `${devName}[2] + cpu 0-dim`, cls: 'exact', device: dev });
-  }, cpuDev ? undefined : NOT_CPU_ONLY(env));
+  }, cpuOnly);
   add('SD-3/cpu-scalar-half-opmath', 'mul', async () => {
     // A 0-dim cpu tensor acts as a scalar: f16 · 0.1 computes in f32 and rounds once.
     const x = toDevice(vector([3, 7, 11]), 'float16', dev);
     const y = x.mul(toDevice(nd([], [0.1]), 'float32', cpu));
     return expectTensor(y, { value: vector([3, 7, 11].map((v) => storeResult('float16', v * Math.fround(0.1)))), dtype: 'float16' }, { label: `${devName} f16 * cpu 0-dim f32`, cls: 'exact', device: dev });
-  }, cpuDev ? (env.compute.has('float16') ? undefined : `declared capabilities: the ${env.name} backend does not declare compute for float16`) : NOT_CPU_ONLY(env));
+  }, cpuOnly ?? (env.compute.has('float16') ? undefined : `declared capabilities: the ${env.name} backend does not declare compute for float16`));
   add('SD-3/too-many-cpu-scalars', 'where', () => {
     const c = toDevice(vector([1, 0]), 'bool', dev);
     const s = () => toDevice(nd([], [1]), 'float32', cpu);
     expectThrows('where(dev cond, cpu 0-dim, cpu 0-dim)', () => where(c, s(), s()), TensorError, 'Trying to pass too many CPU scalars to non-CPU kernel!');
-  }, cpuDev ? undefined : NOT_CPU_ONLY(env));
+  }, cpuOnly);
   add('SD-4/no-exemption-for-in-place-target', 'add_', () => {
     const target = toDevice(nd([], [1]), 'float32', cpu);
     expectThrows('cpu0.add_(dev tensor)', () => target.add_(t([1])), DeviceMismatchError, 'Expected all tensors to be on the same device');
-  }, cpuDev ? undefined : NOT_CPU_ONLY(env));
+  }, cpuOnly);
   add('SD-4/no-exemption-for-non-0-dim-cpu', 'add', () => {
     expectThrows('dev 0-dim + cpu[2]', () => toDevice(nd([], [1]), 'float32', dev).add(t([1, 2], cpu)), DeviceMismatchError, `${devName} and cpu!`);
-  }, cpuDev ? undefined : NOT_CPU_ONLY(env));
+  }, cpuOnly);
   add('SD-4/no-exemption-for-schema-ops', 'matmul', () => {
     expectThrows('matmul(dev, cpu 0-dim)', () => t([1, 2]).matmul(toDevice(nd([], [1]), 'float32', cpu)), DeviceMismatchError, 'when checking argument for argument other in method matmul');
-  }, cpuDev ? undefined : NOT_CPU_ONLY(env));
+  }, cpuOnly);
 
   // SD-8: copy_ crosses devices. It is synchronous, so the source must read synchronously: host
   // data always does; a device without readSync is refused with a pointer to toAsync.
@@ -150,7 +152,7 @@ export function deviceCases(env: Env): Case[] {
     const dst = t([0, 0, 0]);
     dst.copy_(t([1, 2, 3], cpu));
     return expectTensor(dst, { value: vector([1, 2, 3]), dtype: 'float32' }, { label: `${devName}.copy_(cpu tensor)`, cls: 'exact', device: dev });
-  }, cpuDev ? undefined : NOT_CPU_ONLY(env));
+  }, cpuOnly);
   add('SD-8/copy_-between-devices', 'copy_', async () => {
     if (!other) return;
     const dst = t([0, 0, 0], other);
@@ -161,7 +163,7 @@ export function deviceCases(env: Env): Case[] {
     }
     dst.copy_(src);
     return expectTensor(dst, { value: vector([4, 5, 6]), dtype: 'float32' }, { label: `${otherName}.copy_(${devName})`, cls: 'exact', device: other });
-  }, other ? undefined : NO_SECOND(env));
+  }, noSecond);
 
   // Reading: dataSync is for cpu tensors; asynchronous reads always work.
   add('reads/dataSync-needs-cpu', 'dataSync', () => {
@@ -172,7 +174,7 @@ export function deviceCases(env: Env): Case[] {
     expectThrows(`${devName} tensor .to('cpu') without readSync`, () => x.to('cpu'), TensorError, 'toAsync');
     const y = await x.toAsync('cpu');
     return expectTensor(y, { value: vector([1, 2]), dtype: 'float32' }, { label: 'toAsync', cls: 'exact', device: cpu });
-  }, env.syncRead || env.name === 'cpu' ? `the ${env.name} backend reads synchronously` : undefined);
+  }, env.syncRead || env.name === 'cpu' ? `the ${env.name} backend reads synchronously` : cpuSkip(env));
   add('reads/item-and-toArray', 'item', async () => {
     const x = t([1.5, 2.5, -1]);
     expectEqual('await x.sum().item()', await x.sum().item(), 3);

@@ -7,7 +7,7 @@ import { dtypeObject } from '../inputs.js';
 import { roundTo } from '../oracle/dtype.js';
 import { nd, vector } from '../oracle/ndarray.js';
 import { keyOf, philoxWords, randintFromWord, uniformFromWord } from '../oracle/philox.js';
-import type { Case, Env } from '../types.js';
+import { cpuSkip, type Case, type Env } from '../types.js';
 
 const SEEDS = [0, 1, 42, 2 ** 32 + 7, 2 ** 53 - 1];
 const SIZES = [1, 7, 1000];
@@ -90,16 +90,16 @@ export function randomCases(env: Env): Case[] {
     // cos near its zeros is ill-conditioned: allow the absolute error of one f32 ulp of 2π·u2, times the radius.
     return expectTensor(randn([n], { device: dev, generator: g }), { value: vector(want), dtype: 'float32', bound: new Float64Array(n).fill(4e-6) }, { label: 'randn([64]) (Box–Muller)', cls: 'approx', device: dev });
   });
-  if (env.cpu) {
+  if (env.cpu || env.cpuPresence === 'absent') {
     for (const seed of [0, 2 ** 32 + 7]) {
       add(`same-as-cpu/rand/seed-${seed}`, 'rand', 'float32', async () => {
         const ref = await rand([777], { device: env.cpu!, generator: new Generator(seed) }).data();
         return expectTensor(rand([777], { device: dev, generator: new Generator(seed) }), { value: nd([777], ref), dtype: 'float32' }, { label: `rand on ${dev} vs cpu, seed ${seed}`, cls: 'exact', device: dev });
-      });
+      }, cpuSkip(env));
       add(`same-as-cpu/randint/seed-${seed}`, 'randint', 'int32', async () => {
         const ref = await randint(-1000, 1000, [777], { device: env.cpu!, generator: new Generator(seed) }).data();
         return expectTensor(randint(-1000, 1000, [777], { device: dev, generator: new Generator(seed) }), { value: nd([777], ref), dtype: 'int32' }, { label: `randint on ${dev} vs cpu, seed ${seed}`, cls: 'exact', device: dev });
-      }, needs('int32'));
+      }, cpuSkip(env, needs('int32')));
     }
   }
   return cases;

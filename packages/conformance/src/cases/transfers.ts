@@ -9,7 +9,7 @@ import { dtypeObject, edges, randomArray, toDevice } from '../inputs.js';
 import { ALL_DTYPES, isFloat, roundTo } from '../oracle/dtype.js';
 import { map, nd, transpose, vector, type NdArray } from '../oracle/ndarray.js';
 import { Rng } from '../rng.js';
-import type { Case, Env } from '../types.js';
+import { cpuSkip, type Case, type Env } from '../types.js';
 
 /** Move with `.to()` where the source reads synchronously, else with `await toAsync()` (the documented way). */
 async function move(env: Env, x: Tensor, target: Device, options: { nonBlocking?: boolean; dtype?: DTypeName } = {}): Promise<Tensor> {
@@ -37,7 +37,9 @@ export function transferCases(env: Env): Case[] {
   const other = env.peer ?? env.cpu;
   const add = (id: string, op: string, dtype: DTypeName | '-', run: Case['run'], skip?: string) =>
     cases.push({ id: `transfers/${id}`, category: 'transfers', op, dtype, run, ...(skip ? { skip } : {}) });
-  const noOther = other ? undefined : `no second device: the ${env.name} backend has one device and is the cpu`;
+  const noOther = other ? undefined : cpuSkip(env, `no second device: the ${env.name} backend has one device and is the cpu`);
+  // Cases that use the cpu device itself: the host side of uploads and downloads, and pinned memory.
+  const hostSkip = cpuSkip(env, env.name === 'cpu' ? 'the cpu backend under test has no host ↔ device copies' : undefined);
 
   for (const dtype of ALL_DTYPES) {
     const skip = noOther ?? (env.storage.has(dtype) ? undefined : `declared capabilities: the ${env.name} backend does not declare storage for ${dtype}`);
@@ -65,7 +67,7 @@ export function transferCases(env: Env): Case[] {
         await expectTensor(queued, { value: values, dtype }, { label: `${pinned ? 'pinned' : 'pageable'} → ${dev}, non-blocking, length ${length}`, cls: 'exact', device: dev });
         await expectTensor(plain, { value: values, dtype }, { label: `cpu → ${dev}, blocking, length ${length}`, cls: 'exact', device: dev });
       }
-    }, env.name === 'cpu' ? 'the cpu backend under test has no host ↔ device copies' : skip);
+    }, hostSkip ?? skip);
     add(`XFER-2/toAsync-equals-to/${dtype}`, 'toAsync', dtype, async () => {
       const values = sampleValues(dtype, `xfer-async/${dtype}`);
       const x = toDevice(values, dtype, other!);
@@ -89,7 +91,7 @@ export function transferCases(env: Env): Case[] {
     const exact = Array.from(values.data).reduce((s, v) => s + v, 0);
     const mag = Array.from(values.data).reduce((s, v) => s + Math.abs(v), 0);
     return expectTensor(y, { value: nd([], [Math.fround(exact)]), dtype: 'float32', bound: new Float64Array([1002 * 2 ** -24 * mag]) }, { label: 'sum after a non-blocking upload', cls: 'accumulated', device: dev });
-  }, env.name === 'cpu' ? 'the cpu backend under test has no host ↔ device copies' : undefined);
+  }, hostSkip);
   add('XFER-3/non-blocking-download-is-pinned', 'to(cpu)', 'float32', async () => {
     const x = toDevice(vector([1, 2, 3]), 'float32', dev);
     const nb = await move(env, x, cpu, { nonBlocking: true });
@@ -97,11 +99,11 @@ export function transferCases(env: Env): Case[] {
     expectEqual('non-blocking device → host copy isPinned()', nb.isPinned(), true);
     expectEqual('blocking device → host copy isPinned()', b.isPinned(), false);
     await expectTensor(nb, { value: vector([1, 2, 3]), dtype: 'float32' }, { label: 'non-blocking download', cls: 'exact', device: cpu });
-  }, env.name === 'cpu' ? 'the cpu backend under test has no host ↔ device copies' : undefined);
+  }, hostSkip);
   add('XFER-4/cpu-to-cpu-non-blocking', 'to(device)', 'float32', () => {
     const x = toDevice(vector([1, 2]), 'float32', cpu);
     expectTrue("cpu tensor .to('cpu', { nonBlocking: true }) is itself", x.to({ device: 'cpu', nonBlocking: true }) === x);
-  });
+  }, cpuSkip(env));
 
   // PIN-*: pinned host memory.
   add('PIN-1/device-tensors-cannot-be-pinned', 'pinMemory', '-', () => {
@@ -123,10 +125,10 @@ export function transferCases(env: Env): Case[] {
       const up = p.to(dev, { nonBlocking: true });
       await expectTensor(up, { value: vector([1, 2, 3]), dtype: 'float32' }, { label: 'pinned → device, non-blocking', cls: 'exact', device: dev });
     }
-  });
+  }, cpuSkip(env));
   add('PIN-2/not-pinned-by-default', 'pinMemory', '-', () => {
     expectEqual('an ordinary cpu tensor isPinned()', toDevice(vector([1]), 'float32', cpu).isPinned(), false);
     expectEqual('a device tensor isPinned()', toDevice(vector([1]), 'float32', dev).isPinned(), false);
-  });
+  }, cpuSkip(env));
   return cases;
 }

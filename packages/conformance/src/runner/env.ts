@@ -4,7 +4,7 @@ import {
   availableDevices, cpu, device, getBackend, isAvailable, listBackends, registerBackend,
   type Backend, type BackendFactory, type DTypeName,
 } from '@core/tensor';
-import type { Env } from '../types.js';
+import type { CpuPresence, Env } from '../types.js';
 
 /**
  * How a run gets its backend: a Backend object (registered under its name), a BackendFactory (as
@@ -18,6 +18,16 @@ export type BackendLoader = () => Backend<any> | BackendFactory | string | void 
 export interface LoadOptions {
   /** Device type to test, when the loader registers several or returns nothing. */
   readonly device?: string;
+  /**
+   * Run without the cpu backend (default false; the CLI's default is true): the runner never
+   * imports `@core/backend-cpu`, so the backend is tested the way a program that imports only it
+   * uses it, and core must not need the cpu behind its back. Cases that need the cpu device are
+   * skipped with ISOLATED_SKIP, and the report counts them. A process cannot un-import a module: when
+   * the cpu backend is already registered (the cpu is under test, or something imported it first)
+   * isolation does not apply, `Env.cpuPresence` says so, and those cases run. Not isolated, the
+   * runner imports `@core/backend-cpu` as the reference host device for a backend that is not cpu.
+   */
+  readonly isolated?: boolean;
 }
 
 /** The suite could not start: the backend did not load, or which device to test is unclear. */
@@ -36,7 +46,19 @@ function isFactory(x: unknown): x is BackendFactory {
   return typeof x === 'object' && x !== null && typeof (x as BackendFactory).create === 'function' && typeof (x as BackendFactory).name === 'string';
 }
 
-/** Register (if needed) and start the backend under test; make sure the cpu reference device exists. */
+/**
+ * Where the run stands with the cpu backend, importing `@core/backend-cpu` (the reference host
+ * device for a backend that is not cpu) unless the run is isolated or the cpu is already registered.
+ */
+async function settleCpu(name: string, isolated: boolean): Promise<CpuPresence> {
+  if (name === 'cpu') return 'under-test';
+  if (listBackends().includes('cpu')) return 'already-registered';
+  if (isolated) return 'absent';
+  await import('@core/backend-cpu');
+  return 'registered-by-runner';
+}
+
+/** Register (if needed) and start the backend under test; register the cpu reference device unless the run is isolated. */
 export async function prepareEnv(load: BackendLoader | undefined, options: LoadOptions = {}): Promise<Env> {
   const before = new Set(listBackends());
   const loaded = await load?.();
@@ -64,8 +86,7 @@ export async function prepareEnv(load: BackendLoader | undefined, options: LoadO
     }
     name = added[0]!;
   }
-  // The cpu backend is the reference host device for a backend that is not cpu.
-  if (name !== 'cpu' && !listBackends().includes('cpu')) await import('@core/backend-cpu');
+  const cpuPresence = await settleCpu(name, options.isolated ?? false);
   const availability = await availableDevices();
   const mine = availability.find((a) => a.type === name);
   if (!mine) throw new ConformanceSetupError(`conformance: no backend named '${name}' is registered (registered: ${listBackends().join(', ') || 'none'})`);
@@ -79,6 +100,7 @@ export async function prepareEnv(load: BackendLoader | undefined, options: LoadO
     device: name === 'cpu' ? cpu : device(name, 0),
     peer: backend.deviceCount > 1 && name !== 'cpu' ? device(name, 1) : null,
     cpu: name !== 'cpu' && isAvailable('cpu') ? cpu : null,
+    cpuPresence,
     compute: new Set(dtypes.filter(([, s]) => s?.compute).map(([d]) => d)),
     storage: new Set(dtypes.filter(([, s]) => s?.storage).map(([d]) => d)),
     strictNumerics: backend.capabilities.strictNumerics,

@@ -3,7 +3,7 @@
 // The Markdown rendering is deterministic (no times, no dates) so regenerated docs only change
 // when results do.
 import { CONTRACT_VERSION, type Capabilities } from '@core/tensor';
-import { CATEGORIES, type CaseResult, type Category, type Env, type Status } from '../types.js';
+import { CATEGORIES, ISOLATED_SKIP, type CaseResult, type Category, type CpuPresence, type Env, type Status } from '../types.js';
 
 /** Every case status, in report order. */
 export const STATUSES: readonly Status[] = ['pass', 'fail', 'skip', 'xfail', 'xpass'];
@@ -58,6 +58,13 @@ export interface Report {
   readonly matrix: MatrixCell[];
   /** Expectation ids that matched no case. */
   readonly staleExpectations: string[];
+  /** How the run stood with the cpu backend, and how many cases it skipped for lack of it (those with ISOLATED_SKIP as their reason). */
+  readonly cpu: {
+    /** Whether the cpu was under test, registered by the runner or before it, or absent (an isolated run). */
+    readonly presence: CpuPresence;
+    /** Cases skipped because they need the cpu device (0 unless the cpu is absent). */
+    readonly skipped: number;
+  };
   /** Wall time of the run. */
   readonly durationMs: number;
   /** Every case's result, in run order. */
@@ -107,6 +114,7 @@ export function buildReport(env: Env, results: CaseResult[], o: { strict: boolea
     categories,
     matrix: [...cells.values()],
     staleExpectations: o.staleExpectations,
+    cpu: { presence: env.cpuPresence, skipped: results.filter((r) => r.status === 'skip' && r.reason === ISOLATED_SKIP).length },
     durationMs: Math.round(o.durationMs),
     cases: results,
   };
@@ -149,6 +157,7 @@ export function renderMarkdown(input: Report | readonly Report[], title?: string
     out.push(`## ${r.backend.name}`, '');
     out.push(`- contract ${r.backend.contractVersion} (core ${r.coreContractVersion}), ${r.backend.deviceCount} device(s)`);
     out.push(`- dtypes: ${dtypes}; syncRead ${caps.syncRead}; strictNumerics ${caps.strictNumerics}; pinnedMemory ${caps.pinnedMemory}; fused kernels: ${r.backend.fused.join(', ') || 'none'}`);
+    if (r.cpu.presence === 'absent') out.push(`- isolated: the cpu backend was not registered; ${r.cpu.skipped} cases that need the cpu device were skipped`);
     out.push(`- **${r.counts.total} cases: ${r.counts.pass} pass, ${r.counts.fail} fail, ${r.counts.skip} skip, ${r.counts.xfail} xfail, ${r.counts.xpass} xpass**${r.strict ? ' (strict)' : ''} — ${r.ok ? 'OK' : 'NOT OK'}`, '');
     out.push(table(['category', 'cases', 'pass', 'fail', 'skip', 'xfail', 'xpass'],
       CATEGORIES.filter((c) => r.categories[c].total > 0).map((c) => {

@@ -23,6 +23,16 @@ export interface RunOptions extends LoadOptions {
 
 const defaultRerun = (id: string): string => `--filter '${id}'`;
 
+/**
+ * A filter (for `RunOptions.filter`) that picks the cases an isolated run of a slow backend covers
+ * when the whole suite is too long to run twice: those where core reads values on the host or picks
+ * a device — index ranges (gather, scatterAdd, indexSelect, take), data-dependent ops (nonzero,
+ * maskedSelect), the losses (crossEntropy, nllLoss) and their gradients, the optimizers, the
+ * training runs, and the device and transfer rules.
+ */
+export const ISOLATED_SUBSET =
+  /^(primitives\/(gather|scatterAdd)\/|composites\/(indexSelect|crossEntropy|nllLoss|take|nonzero|maskedSelect)|autograd\/(gather|indexSelect|crossEntropy)\/|autocast\/crossEntropy\/|optimizers\/|training\/|devices\/|transfers\/)/;
+
 export function expectationIndex(expectations: unknown): Map<string, Expectation> {
   if (expectations === undefined) return new Map();
   if (expectations instanceof Map) return expectations as Map<string, Expectation>;

@@ -1,7 +1,7 @@
 // nn.utils.clipGradNorm_ and nn.utils.clipGradValue_, PyTorch 1.13's: the total norm is the norm
 // of the per-gradient norms, kept on the device, and every gradient is multiplied in place by
 // min(1, maxNorm / (total + 1e-6)) — no host read, unless errorIfNonfinite asks for one.
-import { fullLike, getBackend, noGrad, stack, tensor, Tensor, TensorError, ValueError } from '@core/tensor';
+import { fullLike, noGrad, stack, tensor, Tensor, TensorError, ValueError, valuesNow } from '@core/tensor';
 import { bindArgs, type Args } from '../internal/args.js';
 
 /** What the utils take as parameters: one tensor, or any iterable of them (`model.parameters()`). */
@@ -87,13 +87,14 @@ export function clipGradNorm_(parameters: Parameters, maxNorm: number, ...args: 
   const { grads, total, errorIfNonfinite, normType } = plan('clipGradNorm_', parameters, maxNorm, args);
   if (grads.length === 0) return total;
   if (errorIfNonfinite) {
-    if (!getBackend(total.device.type).readSync) {
+    const nonfinite = valuesNow(total.isfinite().logicalNot());
+    if (!nonfinite) {
       throw new TensorError(
         `clipGradNorm_(): errorIfNonfinite reads the total norm on the host, and the ${total.device.type} backend cannot read synchronously: ` +
           'use `await nn.utils.clipGradNormAsync_(parameters, maxNorm, normType, { errorIfNonfinite: true })`',
       );
     }
-    if (total.isfinite().logicalNot().to('cpu').dataSync()[0]) throw nonfiniteError(normType);
+    if (nonfinite[0]) throw nonfiniteError(normType);
   }
   scale(grads, total, maxNorm);
   return total;

@@ -7,10 +7,12 @@ import type { Tensor } from '../tensor/tensor.js';
 import { enableGrad, isRecording, noGrad } from './grad-mode.js';
 import { withoutAutocast } from '../amp/autocast.js';
 import { AnomalyError, anomalyModeActive } from '../amp/anomaly.js';
-import { withCreationSite } from '../tensor/site.js';
+import { withSite } from '../tensor/site.js';
+import { nextStorageSerial, type Storage } from '../tensor/storage.js';
 import { accumulateGrad, Node, outputNumber, runHooks, type BackwardFn, type Edge } from './node.js';
 import { leafHooks } from './hooks.js';
-import { sameShape } from '../tensor/shape.js';
+import { isContiguous, sameShape } from '../tensor/shape.js';
+import { valuesNow } from '../tensor/host-data.js';
 
 /** Whether an op over these inputs records a node (grad mode on, not in inference mode, and some input requires grad). */
 export function needsGrad(...inputs: readonly unknown[]): boolean {
@@ -149,11 +151,15 @@ function notDifferentiableTwice(g: Tensor, node: Node, grads: readonly (Tensor |
   return out;
 }
 
-/** PyTorch's anomaly-mode check of a backward's results: the first NaN gradient names the node. */
+/**
+ * PyTorch's anomaly-mode check of a backward's results: the first NaN gradient names the node. The
+ * count is read by the gradient's own backend, which reads synchronously: detectAnomaly refuses a
+ * backend without readSync at its first kernel, `g.ne(g)` here included.
+ */
 function checkNoNaN(node: Node, grads: readonly (Tensor | null)[]): void {
   grads.forEach((g, i) => {
     if (!g || !g.dtype.isFloatingPoint) return;
-    const nans = noGrad(() => g.ne(g).sum().to('cpu').dataSync()[0]!);
+    const nans = valuesNow(noGrad(() => g.ne(g).sum()))![0]!;
     if (nans > 0) {
       throw new TensorError(`Function '${node.name}' returned nan values in its ${i}th output.` + (node.site ? ` Its forward op ran at ${node.site}.` : ''));
     }
@@ -206,9 +212,10 @@ export function execute(roots: readonly Tensor[], rootGrads: readonly Tensor[], 
       leafGrads.set(leaf, prev ? prev.add(g) : g);
     }
   };
-  // Backward runs in the forward dtypes (AC-14), whatever autocast region it is called in. Every
-  // tensor it creates (gradients) is created at the user's backward() call: captured once.
-  withCreationSite(() => withoutAutocast(() => (createGraph ? enableGrad : noGrad)(() => {
+  // Backward runs in the forward dtypes (AC-14), whatever autocast region it is called in. The
+  // tensors it creates (gradients) inherit the first root's creation site, as an op's results
+  // inherit its first input's: no stack capture per backward.
+  withSite(roots[0]?._site, () => withoutAutocast(() => (createGraph ? enableGrad : noGrad)(() => {
     const grads = new Map<Node, (Tensor | null)[]>();
     const arrive = (node: Node, output: number, g: Tensor) => {
       let slots = grads.get(node);
@@ -223,6 +230,10 @@ export function execute(roots: readonly Tensor[], rootGrads: readonly Tensor[], 
       else toLeaf(root, g);
     });
     const order = topologicalOrder(roots.flatMap((r) => (r._gradFn ? [r._gradFn] : [])));
+    // The gradients this pass allocates are referred to by nothing but the pass itself, until user
+    // code (a hook, an autograd.Function) sees them: only then must a leaf's new .grad be a copy.
+    const firstSerial = nextStorageSerial();
+    let userCodeSaw = createGraph || order.some((node) => node.userCode || node.hooks.length > 0);
     const runs = inputs ? nodesToRun(order, leafInputs, nodeInputs) : null;
     try {
       for (const node of order) {
@@ -244,12 +255,28 @@ export function execute(roots: readonly Tensor[], rootGrads: readonly Tensor[], 
           else if (edge.leaf) toLeaf(edge.leaf, conformed);
         });
       }
-      for (const [leaf, g] of leafGrads) accumulateGrad(leaf, runHooks(leafHooks(leaf), 0, g));
+      for (const leaf of leafGrads.keys()) if (leafHooks(leaf).length > 0) userCodeSaw = true;
+      const kept = new Set<Storage>();
+      const owned = (g: Tensor) => {
+        const storage = g._storage;
+        if (userCodeSaw || storage.serial < firstSerial || storage.userCount !== 1 || kept.has(storage) || !ownsWholeStorage(g)) return false;
+        kept.add(storage);
+        return true;
+      };
+      for (const [leaf, g] of leafGrads) {
+        const hooked = runHooks(leafHooks(leaf), 0, g);
+        accumulateGrad(leaf, hooked, owned(hooked));
+      }
     } finally {
       if (!retainGraph) for (const node of order) if (!runs || runs.has(node)) node.release();
     }
   })));
   return results;
+}
+
+/** Whether `g` is a dense view of all of its storage, from its first element. */
+function ownsWholeStorage(g: Tensor): boolean {
+  return g._offset === 0 && g.numel() === g._storage.numel && isContiguous(g.shape, g._strides);
 }
 
 /** `root.backward(grad, options)`: gradients accumulate into the leaves' `.grad`. */

@@ -143,6 +143,7 @@ export class Function {
     const metas = outputs.map((o) => ({ shape: o.shape, dtype: o.dtype, device: o.device }));
     const node = new Node(name, edges, {
       outputs: outputs.length,
+      userCode: true,
       // PyTorch materializes a missing output gradient as zeros.
       fn: (grads) => userBackward(def, name, ctx, args, grads.map((g, i) => g ?? zeros(metas[i]!.shape, { dtype: metas[i]!.dtype, device: metas[i]!.device }))),
     }, ctx._saved.filter((t): t is Tensor => t !== null));

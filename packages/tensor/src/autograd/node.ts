@@ -18,6 +18,8 @@ export interface MultiOutputRule {
   readonly outputs: number;
   /** The inputs' gradients from the outputs' gradients. */
   readonly fn: (grads: readonly (Tensor | null)[]) => readonly (Tensor | null)[];
+  /** The rule runs user code (autograd.Function), which may keep the gradients it sees. */
+  readonly userCode?: boolean;
 }
 
 /** Where one input's gradient goes, and the shape/dtype/device it must arrive in. */
@@ -71,8 +73,9 @@ export function setGradFn(t: Tensor, node: Node, output: number): void {
  * `backward(gradient)` passes the caller's tensor), and a later `add_` must not reach it. With
  * createGraph (grad mode on during backward) the sum is out of place, so it stays differentiable.
  */
-export function accumulateGrad(t: Tensor, g: Tensor): void {
-  if (t.grad === null) t.grad = g.clone();
+export function accumulateGrad(t: Tensor, g: Tensor, owned = false): void {
+  // PyTorch's AccumulateGrad keeps the incoming gradient itself when nothing else refers to it.
+  if (t.grad === null) t.grad = owned ? g : g.clone();
   else if (isGradEnabled()) t.grad = t.grad.add(g);
   else t.grad.add_(g);
 }
@@ -106,6 +109,8 @@ export class Node {
   private saved: Saved[];
   /** How many outputs the op had (1 but for autograd.Function). */
   readonly outputs: number;
+  /** Its backward runs user code (autograd.Function), which may keep the gradients it is given. */
+  readonly userCode: boolean;
   /** Hooks on this node's outputs, `retainGrad()` included, in the order they were registered (PyTorch 1.13's order). */
   readonly hooks: GradHook[] = [];
   /** In anomaly mode: the user code that ran the forward op, for the error a failing backward raises. */
@@ -129,9 +134,11 @@ export class Node {
     if (typeof rule === 'function') {
       this.outputs = 1;
       this.fn = (grads) => rule(grads[0]!);
+      this.userCode = false;
     } else {
       this.outputs = rule.outputs;
       this.fn = rule.fn;
+      this.userCode = rule.userCode === true;
     }
     this.saved = saved.map((tensor) => ({ tensor, version: tensor._storage.version }));
   }

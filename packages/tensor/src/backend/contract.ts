@@ -1,6 +1,12 @@
 // The backend contract, version 1. A backend is an object of type `Backend<S>` where `S` is its own
 // storage handle; the compiler lists anything missing. Backends execute primitives on storage and
 // nothing else: views, broadcasting, promotion, the device rule, autograd and autocast live in core.
+//
+// These doc comments are the one statement of every rule the conformance suite (@core/conformance)
+// holds a backend to. Each rule names the case ids that check it, as `conformance:` followed by ids
+// or id prefixes ending in '/' (a case id is `category/op/dtype/sample[/fused|decomposed]`); the
+// docs test test/docs/contract-rules.test.ts fails when a category has no rule here or a cited id
+// matches no case. packages/tensor/BACKENDS.md summarises them.
 import type { DTypeName, HostArray } from '../dtype/dtype.js';
 import {
   BINARY, COMPARE, kernelOps, UNARY, type ArgReduceOp, type BinaryOp, type CompareOp, type CumulativeOp, type ReduceOp, type UnaryOp,
@@ -12,15 +18,19 @@ export type { ArgReduceOp, BinaryOp, CompareOp, CumulativeOp, ReduceOp, UnaryOp 
  * Semver of this contract. Core accepts a backend whose major version matches: a minor bump only
  * adds optional members (1.1.0: the crossEntropy, unscaleAndCheck and adamw fused kernels; 1.2.0:
  * addcmul; 1.3.0: the argsort, cumulative and scatter primitives), so a backend built against 1.0.0
- * still registers.
+ * still registers. A backend's `contractVersion` is a semver string with this major
+ * (conformance: `storage/identity`).
  */
 export const CONTRACT_VERSION = '1.3.0';
 
 /**
  * A strided view of a storage: element (i0, i1, …) lives at `offset + Σ ik·strides[k]` (in
- * elements). Inputs may be non-contiguous, transposed or broadcast (stride 0). Outputs are
- * strided too (core writes in-place ops and `cat`/`pad` through views) but never overlap
- * themselves; an output never aliases an input unless the primitive says so.
+ * elements). Inputs may be non-contiguous, transposed, permuted, sliced with a step, offset or
+ * broadcast (stride 0); the suite's strided samples hold a sentinel in the elements a view skips,
+ * so reading the wrong element shows. Outputs are strided too (core writes in-place ops, `copy_`,
+ * `fill_`, `cat` and `pad` through views, and what is written through a view must land in its
+ * base) but never overlap themselves; an output never aliases an input unless the primitive says
+ * so (conformance: `storage/strided-kernel-copy`, `views/`).
  */
 export interface TensorRef<S> {
   /** The backend's storage handle. */
@@ -35,19 +45,76 @@ export interface TensorRef<S> {
   readonly offset: number;
 }
 
-/** Unary elementwise primitives, in the op table's order (backends' op codes follow it). Floating ops on int/bool inputs never reach a backend: core promotes first. */
+/**
+ * Unary elementwise primitives, in the op table's order (backends' op codes follow it). x has
+ * out's dtype and shape. Which dtypes reach the backend: floating ops (exp … erf) only floating
+ * ones, as core converts int32 and bool inputs to float32 first; `neg`, `abs`, `sign` and `relu`
+ * floating ones and int32 (core rejects bool with a DTypeError); `floor`, `ceil`, `round` and
+ * `trunc` every dtype (the identity on int32 and bool); `logicalNot` bool only (core casts to bool
+ * first). The tolerance classes are Kernels' (exact unless said otherwise). Per op:
+ *
+ * - `neg`, `abs`: int32 wraps like C (`abs(−2³¹) = −2³¹`) (conformance: `primitives/neg/`, `primitives/abs/`, `numerics/neg/`, `numerics/abs/`).
+ * - `sign`: −1, 0 or 1, and NaN for NaN; either zero for ±0 (exact-any-zero) (conformance: `primitives/sign/`, `numerics/sign/`).
+ * - `exp`, `expm1`, `log`, `log1p`, `rsqrt`, `sin`, `cos`, `tan`, `tanh`, `sigmoid` (`1 / (1 + e^−x)`):
+ *   approx, with IEEE results at ±Inf, NaN and outside the domain (`log(−1)` is NaN, `log(0)` is −Inf)
+ *   (conformance: `primitives/exp/`, `primitives/expm1/`, `primitives/log/`, `primitives/log1p/`,
+ *   `primitives/rsqrt/`, `primitives/sin/`, `primitives/cos/`, `primitives/tan/`, `primitives/tanh/`,
+ *   `primitives/sigmoid/`, `numerics/exp/`, `numerics/log/`, `numerics/sigmoid/`).
+ * - `erf`: approx, so within 1e-10 relative for float64: an approximation good only to float32
+ *   (Abramowitz–Stegun 7.1.26, error 1.5e-7) fails every float64 case; erf(±Inf) = ±1 (conformance: `primitives/erf/`, `numerics/erf/`).
+ * - `sqrt`, `reciprocal`: correctly rounded, so exact (conformance: `primitives/sqrt/`, `primitives/reciprocal/`, `numerics/sqrt/`, `numerics/reciprocal/`).
+ * - `relu`: `max(x, 0)`; NaN stays NaN; either zero for ±0 (conformance: `primitives/relu/`, `numerics/relu/`).
+ * - `floor`, `ceil`, `trunc`: keep the sign of zero (`ceil(−0.5) = −0`) (conformance: `primitives/floor/`, `primitives/ceil/`, `primitives/trunc/`).
+ * - `round`: half to even, keeping the sign of zero: `round(2.5) = 2`, `round(−0.5) = −0`
+ *   (JavaScript's Math.round rounds halves up) (conformance: `primitives/round/`, `numerics/round/`).
+ * - `logicalNot`: 1 where x is 0, else 0 (conformance: `primitives/logicalNot/`).
+ */
 export const UNARY_OPS: readonly UnaryOp[] = Object.freeze(Object.keys(UNARY) as UnaryOp[]);
 
-/** Binary elementwise primitives; both inputs have the output's dtype and shape (broadcast by strides). */
+/**
+ * Binary elementwise primitives; both inputs have the output's dtype and shape (core promotes and
+ * broadcasts first, broadcast inputs by stride 0). A scalar operand (`x.mul(2)`) arrives as a 0-dim
+ * tensor core made with `fill`, broadcast by strides; for float16/bfloat16 with a scalar, core runs
+ * the op in float32 and casts once (PyTorch's opmath). Which dtypes reach the backend: `div` and
+ * `atan2` floating ones only (integer division is true division: core converts int32 and bool to
+ * float32, so no int32 `div` reaches a backend); `sub`, `pow` and `remainder` floating ones and
+ * int32; on bool, core sends `add` and `maximum` as `logicalOr` and `mul` and `minimum` as
+ * `logicalAnd`, so the backend sees bool only in the logical ops; `logicalAnd`/`logicalOr` get bool
+ * inputs (core casts first). Per op:
+ *
+ * - `add`, `sub`, `mul`: exact; int32 wraps like C. A float64 product of two int32 values loses its
+ *   low bits past 2⁵³: multiply in 32 bits (`Math.imul`) (conformance: `primitives/add/`, `primitives/sub/`,
+ *   `primitives/mul/`, `numerics/add/`, `numerics/sub/`, `numerics/mul/`).
+ * - `div`: exact (correctly rounded), IEEE at 0 and ±Inf (conformance: `primitives/div/`, `numerics/div/`).
+ * - `pow`: C's pow, approx: `1^y = 1` and `x^0 = 1` even for NaN, `(−1)^±Inf = 1` (JavaScript's
+ *   `**` gives NaN for the first and last). int32: exponents ≥ 0 by repeated multiplication that
+ *   wraps like C (the suite checks exponents 0 to 8). Negative int32 exponents reach the backend
+ *   too, unchecked by the suite; PyTorch's integer pow gives 1 for base 1, ±1 for base −1 and 0
+ *   otherwise, as the cpu backend does (conformance: `primitives/pow/`, `numerics/pow/`).
+ * - `maximum`, `minimum`: NaN when either input is NaN; either zero for ±0 (exact-any-zero) (conformance:
+ *   `primitives/maximum/`, `primitives/minimum/`, `numerics/maximum/`, `numerics/minimum/`).
+ * - `remainder`: Python's modulo, `a − b·floor(a/b)` with the divisor's sign (`remainder(−1, 3) = 2`,
+ *   JavaScript's `%` gives −1); approx for floats (`a − b·floor(a/b)` may round, fmod plus the sign
+ *   fix-up is exact); int32 exact.
+ *   An int32 divisor of 0 reaches the backend unchecked by the suite; PyTorch raises, and the cpu
+ *   backend throws a RangeError (conformance: `primitives/remainder/`, `numerics/remainder/`).
+ * - `atan2(a, b)`: the angle of the point (b, a), approx (conformance: `primitives/atan2/`, `numerics/atan2/`).
+ * - `logicalAnd`, `logicalOr`: 1 or 0 (conformance: `primitives/logicalAnd/`, `primitives/logicalOr/`).
+ */
 export const BINARY_OPS: readonly BinaryOp[] = Object.freeze(Object.keys(BINARY) as BinaryOp[]);
 
-/** Comparisons: inputs share a dtype, the output is bool. NaN compares unequal to everything. */
+/**
+ * Comparisons: inputs share a dtype (any dtype, bool included), the output is bool (1 or 0). NaN
+ * compares unequal to everything (`ne` is true, the others false); −0 equals +0. A scalar operand is
+ * rounded to the inputs' dtype, never widened (conformance: `primitives/eq/`, `primitives/ne/`,
+ * `primitives/lt/`, `primitives/le/`, `primitives/gt/`, `primitives/ge/`, `numerics/eq/`, `numerics/lt/`).
+ */
 export const COMPARE_OPS: readonly CompareOp[] = Object.freeze(Object.keys(COMPARE) as CompareOp[]);
 
-/** Reduction primitives over a set of axes. */
+/** Reduction primitives over a set of axes (see `Kernels.reduce`). */
 export const REDUCE_OPS: readonly ReduceOp[] = Object.freeze(kernelOps('reduce'));
 
-/** Index-of-extreme primitives along one axis. */
+/** Index-of-extreme primitives along one axis (see `Kernels.argReduce`). */
 export const ARG_REDUCE_OPS: readonly ArgReduceOp[] = Object.freeze(kernelOps('argReduce'));
 
 /** Running (inclusive) reductions along one axis: `Kernels.cumulative` (since 1.3.0). */
@@ -59,19 +126,33 @@ export const SCATTER_MODES = Object.freeze(['assign', 'prod', 'amax', 'amin'] as
 /** One of SCATTER_MODES: `assign` (src replaces), `prod`, `amax` or `amin`. */
 export type ScatterMode = (typeof SCATTER_MODES)[number];
 
-/** Counter-based random streams: Philox4x32-10 keyed by the seed, counted by `offset`. */
+/**
+ * Counter-based random streams: Philox4x32-10 (Salmon et al., SC'11) keyed by the seed, counted by
+ * `offset`, so a seed gives the same bits on every backend. One block maps a 128-bit counter
+ * (x0, x1, x2, x3) and the key (k0, k1) to four 32-bit words by ten rounds of
+ *
+ * - `p = 0xD2511F53 · x0` and `q = 0xCD9E8D57 · x2`, full 64-bit products (hi, lo: their 32-bit halves);
+ * - `(x0, x1, x2, x3) ← (hi(q) ^ x1 ^ k0, lo(q), hi(p) ^ x3 ^ k1, lo(p))`;
+ * - `k0 ← k0 + 0x9E3779B9`, `k1 ← k1 + 0xBB67AE85` (mod 2³²);
+ *
+ * and the block's result is (x0, x1, x2, x3) after the tenth round. A product of two 32-bit words
+ * needs 64 bits: in JavaScript, BigInt or 16-bit halves, not a float64 multiply (conformance:
+ * `random/rand/`, `random/randint/`, `random/stream/`, `random/randn/`, `random/same-as-cpu/`).
+ */
 export interface RandomSpec {
-  /** The 64-bit key as two u32 words (seed low, seed high). */
+  /** The 64-bit key as two u32 words: (seed mod 2³², floor(seed / 2³²)). */
   readonly key: readonly [number, number];
   /**
    * Counter of the first 4-word Philox block. Element i takes word (i mod 4) of the block at
    * counter `offset + floor(i / 4)` (128-bit counter: low word first, upper words zero but the
-   * second, which carries overflow of the first).
+   * second, which carries overflow of the first: counter 2³² is (0, 1, 0, 0)) (conformance:
+   * `random/stream/`).
    */
   readonly offset: number;
   /**
    * - `uniform` (float32 out): `(bits >>> 8) · 2^-24`, exact, in [0, 1).
-   * - `randint` (int32 out): `low + floor(bits · (high − low) / 2^32)`, exact integer arithmetic.
+   * - `randint` (int32 out): `low + floor(bits · (high − low) / 2^32)`, exact integer arithmetic
+   *   (the product needs up to 64 bits).
    */
   readonly distribution:
     | {
@@ -90,70 +171,159 @@ export interface RandomSpec {
 
 /**
  * The primitives. Every method writes into `out` (storage allocated by core) and returns nothing;
- * a backend may queue the work and run it later, in call order. Half types are computed in f32 and
- * rounded once on store (round-to-nearest-even); reductions and matmul accumulate in `accumulate`.
+ * a backend may queue the work and run it later, in call order (conformance: `storage/ordering`).
+ * Half types are computed in f32 and rounded once on store (round-to-nearest-even), so a sum of
+ * 3,000 float16 ones is 3000, not the 2048 where float16 accumulation stalls; reductions and matmul
+ * accumulate in `accumulate` (conformance: `promotion/TP-6/`).
+ *
+ * Which dtypes reach a kernel: `cast`, `copy` and `fill` every dtype the backend declares `storage`
+ * for (data movement: views, `.to()`, `cat`, `copy_` need nothing else); every other primitive only
+ * dtypes it declares `compute` for, as core raises a DTypeError before calling it otherwise
+ * (conformance: `capabilities/`). Core promotes operands first (both inputs of a binary op arrive in
+ * the result dtype), so the promotion rules never reach a backend, but their results are computed by
+ * its kernels (conformance: `promotion/`).
+ *
+ * How results are compared with the suite's float64 oracle (computed from the same inputs and
+ * rounded once into the result dtype), per primitive as stated: exact (bit for bit, the sign of zero
+ * included; NaN matches NaN); exact-any-zero (the same, but −0 and +0 interchangeable); approx
+ * (|got − want| ≤ atol + rtol·|want| with atol/rtol 1e-12/1e-10 for float64, 1e-6/1e-5 for float32,
+ * 1e-5/1e-3 for float16, 1e-5/2e-2 for bfloat16); accumulated (approx plus a bound
+ * (n + k)·u·Σ|terms| that grows with the reduced length n in the accumulation dtype's unit roundoff
+ * u, so accumulating in more precision than `accumulate` asks for passes). ±Inf must match;
+ * int32 and bool are always exact.
+ *
+ * Everything core builds from these primitives must then come out right too: composites
+ * (conformance: `composites/`), gradients (conformance: `autograd/`), optimizers (conformance:
+ * `optimizers/`), mixed precision (conformance: `autocast/`, `gradscaler/`) and a short training
+ * run whose loss follows the oracle's float64 run step by step (conformance: `training/`).
  */
 export interface Kernels<S> {
-  /** out = op(x), elementwise; x has out's dtype and shape. */
+  /** out = op(x), elementwise; x has out's dtype and shape (the rules per op: UNARY_OPS). */
   unary(op: UnaryOp, x: TensorRef<S>, out: TensorRef<S>): void;
-  /** out = op(a, b), elementwise. */
+  /** out = op(a, b), elementwise (the rules per op: BINARY_OPS). */
   binary(op: BinaryOp, a: TensorRef<S>, b: TensorRef<S>, out: TensorRef<S>): void;
-  /** out = op(a, b) as bool, elementwise. */
+  /** out = op(a, b) as bool, elementwise (the rules: COMPARE_OPS). */
   compare(op: CompareOp, a: TensorRef<S>, b: TensorRef<S>, out: TensorRef<S>): void;
-  /** out = cond ? a : b; cond is bool, a/b have out's dtype. */
+  /**
+   * out = cond ? a : b; cond is bool (core rejects other conditions), a/b have out's dtype, any
+   * dtype; NaN and ±Inf pass through untouched (conformance: `primitives/where/`, `numerics/where/`).
+   */
   where(cond: TensorRef<S>, a: TensorRef<S>, b: TensorRef<S>, out: TensorRef<S>): void;
   /**
-   * Convert dtype. Floats → int truncate toward zero (NaN/Inf/out of range: unspecified, core
-   * never relies on it); anything → bool is `x != 0` (NaN is true); bool → numbers is 0/1;
-   * to half types rounds to nearest even.
+   * Convert dtype, between any two dtypes the backend stores (exact):
+   * - floats → int32 truncate toward zero (NaN, ±Inf and values outside int32: unspecified, core
+   *   never relies on them and the suite never samples them);
+   * - anything → bool is `x != 0` (NaN is true); bool → numbers is 0/1;
+   * - to float32 rounds to nearest even (int32 values past 2²⁴ too);
+   * - to float16/bfloat16 rounds to float32 first, then to nearest even, as PyTorch does: a float64
+   *   or int32 value rounds twice (float64 1 + 2⁻¹¹ + 2⁻⁴⁰ becomes float16 1, not 1 + 2⁻¹⁰); ties go
+   *   to the even neighbour, subnormals and overflow to ±Inf follow IEEE, NaN stays a NaN (its bits
+   *   may differ);
+   * - float16/bfloat16 → float32 or float64 is exact.
+   *
+   * conformance: `primitives/to(float32)/`, `primitives/to(float16)/`, `primitives/to(bfloat16)/`,
+   * `primitives/to(float64)/`, `primitives/to(int32)/`, `primitives/to(bool)/`, `numerics/to(float16)/`,
+   * `promotion/RND-1/`, `promotion/RND-2/`, `promotion/RND-3/`, `promotion/RND-4/`, `promotion/RND-5/`,
+   * `promotion/RND-6/`, `promotion/RND-7/`.
    */
   cast(x: TensorRef<S>, out: TensorRef<S>): void;
-  /** Strided copy, same dtype: materialises views and writes into views. */
+  /** Strided copy, same dtype, exact bits: materialises views and writes into views (conformance: `storage/strided-kernel-copy`, `views/`). */
   copy(x: TensorRef<S>, out: TensorRef<S>): void;
-  /** Set every element of `out` to `value` (already representable in out's dtype after rounding). */
+  /**
+   * Set every element of `out` to `value`, converted as `cast` converts a float64: rounded into
+   * float types, truncated toward zero into int32, and `value != 0` into bool. Core fills scalar
+   * operands this way, e.g. a bool 0-dim tensor from 0.384 for `x.logicalAnd(0.384)`, which must
+   * hold true (conformance: `primitives/full/`, `primitives/logicalAnd/`, `primitives/logicalOr/`).
+   */
   fill(out: TensorRef<S>, value: number): void;
   /**
-   * Reduce `x` over `axes`; `out` has x's rank with those axes of size 1. Accumulates in
-   * `accumulate` and rounds once into out's dtype. Empty reductions give the identity (sum 0,
-   * prod 1); core rejects empty max/min. max/min propagate NaN.
+   * Reduce `x` over `axes` (non-negative, ascending; empty for a 0-dim x, when out is a copy of x);
+   * `out` has x's rank with those axes of size 1 and x's dtype (core converts int and bool inputs to
+   * int32 before sum and prod; max and min get any computed dtype, bool included). Accumulates in
+   * `accumulate` (float64 for float64, float32 for the other floats, int32 for int32 and bool, which
+   * wraps like C: use 32-bit products for prod) and rounds once into out's dtype; more precision is
+   * fine. Empty reductions give the identity (sum 0, prod 1); core rejects empty max/min. max/min
+   * propagate NaN and may return either zero for ±0 (conformance: `primitives/sum/`, `primitives/prod/`,
+   * `primitives/amax/`, `primitives/amin/`, `promotion/TP-6/`).
    */
   reduce(op: ReduceOp, x: TensorRef<S>, axes: readonly number[], out: TensorRef<S>, accumulate: DTypeName): void;
-  /** Index (int32) of the first max/min along `axis`; NaN counts as the maximum and the minimum. out keeps the axis with size 1. */
+  /**
+   * Index (int32) of the first max/min along `axis` (in [0, rank)); out keeps the axis with size 1.
+   * x has rank ≥ 1 (core passes a 0-dim x as shape [1]) and is never empty along `axis`. Ties go to
+   * the first; NaN counts as the maximum and the minimum, so the first NaN wins both (conformance:
+   * `primitives/argmax/`, `primitives/argmin/`, `composites/max(dim).indices/`, `composites/min(dim).indices/`).
+   */
   argReduce(op: ArgReduceOp, x: TensorRef<S>, axis: number, out: TensorRef<S>): void;
-  /** Batched matmul: a [B,M,K] @ b [B,K,N] → out [B,M,N]; transposes and batch broadcasting arrive as strides. */
+  /**
+   * Batched matmul, always rank 3: a [B,M,K] @ b [B,K,N] → out [B,M,N], all of one dtype (floating
+   * or int32; core rejects bool and never promotes). A product of two matrices arrives as B = 1,
+   * and transposes and batch broadcasting arrive as strides (a batch stride may be 0). K ≥ 1 and
+   * out is never empty (core fills zeros itself when K = 0). Accumulates in `accumulate` as
+   * `reduce` does; int32 wraps like C (conformance: `primitives/matmul/`, `composites/mm/`,
+   * `composites/bmm/`, `promotion/TP-5/`).
+   */
   matmul(a: TensorRef<S>, b: TensorRef<S>, out: TensorRef<S>, accumulate: DTypeName): void;
-  /** out[i][j][k] = x[i][index[i][j][k]][k] for dim = 1 (PyTorch's gather); index is int32 and in range (core checks). */
+  /**
+   * PyTorch's gather along any `dim` in [0, rank): for every position p of `index`,
+   * `out[p] = x[p with its dim coordinate replaced by index[p]]` (for dim = 1 on rank 3:
+   * `out[i][j][k] = x[i][index[i][j][k]][k]`). index is int32, possibly strided, with x's rank; it
+   * may be smaller than x on every dim but `dim` and of any size along `dim`; out has index's shape
+   * and is never empty. A 0-dim x arrives as shape [1], with index and out 0-dim or of shape [1]
+   * (treat a 0-dim one as [1]). Index values are in range when the backend has `readSync` (core
+   * checks them); otherwise the kernel must not read outside x (conformance: `primitives/gather/`,
+   * `composites/indexSelect/`, `composites/takeAlongDim/`).
+   */
   gather(x: TensorRef<S>, dim: number, index: TensorRef<S>, out: TensorRef<S>): void;
-  /** In place: out[i][index[i][j][k]][k] += src[i][j][k] for dim = 1; accumulates duplicates in f32 for half types. */
+  /**
+   * In place, PyTorch's scatter_add along any `dim` in [0, rank): for every position p of `index`,
+   * `out[p with its dim coordinate replaced by index[p]] += src[p]` (for dim = 1 on rank 3:
+   * `out[i][index[i][j][k]][k] += src[i][j][k]`). out is contiguous (for bool, adding is OR); index (int32,
+   * never empty) has out's rank and, but along `dim`, at most out's extent; src has out's dtype and
+   * at least index's extent on every dim: it may be larger than index (only the index-shaped corner
+   * of src is added) and strided. A 0-dim out is passed as for `gather`. Duplicates accumulate
+   * (accumulated tolerance): in f32 for half types, each touched element rounded once; int32 wraps
+   * like C. Index values as for `gather` (conformance: `primitives/scatterAdd/`, `composites/indexAdd/`,
+   * `composites/scatterReduce(sum)/`, `autograd/gather/`).
+   */
   scatterAdd(out: TensorRef<S>, dim: number, index: TensorRef<S>, src: TensorRef<S>): void;
-  /** Fill a contiguous `out` from the counter-based generator (same numbers on every backend). */
+  /**
+   * Fill a contiguous `out` (float32 for `uniform`, int32 for `randint`) from the counter-based
+   * generator RandomSpec defines: the same numbers on every backend, bit for bit (conformance:
+   * `random/rand/`, `random/randint/`).
+   */
   random(out: TensorRef<S>, spec: RandomSpec): void;
   /**
-   * Since 1.3.0, optional: without it `sort`, `argsort`, `topk` and `msort` throw on the backend.
-   * The stable order of each fibre of `x` along `axis`: out (int32, x's shape, strided) holds at
-   * position j of each fibre the index along `axis` of the element that sorts j-th. The order is
-   * total, so every backend gives the same indices:
+   * Since 1.3.0, optional: without it `sort`, `argsort`, `topk` and `msort` throw on the backend
+   * (and their conformance cases fail). The stable order of each fibre of `x` along `axis` (in
+   * [0, rank); a 0-dim x arrives as shape [1]): out (int32, x's shape, strided) holds at position j
+   * of each fibre the index along `axis` of the element that sorts j-th. The order is total, so
+   * every backend gives the same indices:
    * - ascending: a before b when a < b; NaN is larger than every number (+Inf too), NaNs equal each
    *   other (PyTorch: NaN sorts as the largest); −0 and +0 are equal;
    * - descending: b before a when a < b (NaN first);
    * - elements that are equal keep their order along `axis`, in both directions (a stable sort).
-   * Half types compare as their f32 values, bool as 0 < 1; x has any dtype the backend computes in.
+   * Half types compare as their f32 values, bool as 0 < 1; x has any dtype the backend computes in
+   * (conformance: `primitives/sort(dim).values/`, `primitives/sort(dim).indices/`, `composites/argsort/`,
+   * `composites/msort/`, `composites/topk(k).values/`, `composites/topk(k).indices/`, `numerics/sort(dim).values/`,
+   * `numerics/argsort/`).
    */
   argsort?(x: TensorRef<S>, axis: number, descending: boolean, out: TensorRef<S>): void;
   /**
-   * Since 1.3.0, optional: without it `cumsum` and `cumprod` throw on the backend. Inclusive
-   * running sum (`cumsum`) or product (`cumprod`) along `axis`:
+   * Since 1.3.0, optional: without it `cumsum` and `cumprod` throw on the backend (and their cases
+   * fail). Inclusive running sum (`cumsum`) or product (`cumprod`) along `axis` (in [0, rank); a
+   * 0-dim x arrives as shape [1]):
    * `out[…, i, …] = x[…, 0, …] ∘ x[…, 1, …] ∘ … ∘ x[…, i, …]`, combined in index order. x and out
    * share dtype and shape (core casts int and bool inputs to int32 first). The running value is kept
    * in `accumulate` (float32 for float32 and the half types, float64, or int32, which wraps like C)
-   * and each output is rounded once from it into out's dtype.
+   * and each output is rounded once from it into out's dtype (conformance: `primitives/cumsum/`,
+   * `primitives/cumprod/`, `numerics/cumsum/`, `numerics/cumprod/`).
    */
   cumulative?(op: CumulativeOp, x: TensorRef<S>, axis: number, out: TensorRef<S>, accumulate: DTypeName): void;
   /**
    * Since 1.3.0, optional: without it `scatter`, `scatter_` and `scatterReduce` (but for sums,
-   * which run on `scatterAdd`) throw on the backend. In place, PyTorch's scatter along `dim` with a
-   * combine mode: for each position p of `index` (int32), the element of `out` at p with its `dim`
-   * coordinate replaced by `index[p]` becomes `combine(current, src[p])`:
+   * which run on `scatterAdd`) throw on the backend (and their cases fail). In place, PyTorch's
+   * scatter along `dim` with a combine mode: for each position p of `index` (int32), the element of
+   * `out` at p with its `dim` coordinate replaced by `index[p]` becomes `combine(current, src[p])`:
    * - `assign`: src[p]; `prod`: current·src[p];
    * - `amax` / `amin`: the larger / smaller of the two, NaN when either is NaN.
    *
@@ -163,7 +333,10 @@ export interface Kernels<S> {
    * one on every backend (PyTorch leaves the winner unspecified). Half types compute each
    * combination in f32 and round it on store; int32 products wrap like C; for bool, `prod` is AND,
    * `amax` OR and `amin` AND. An index outside [0, out.shape[dim]) never writes outside `out`: the
-   * backend skips it or throws (core reports it first where it can read indices synchronously).
+   * backend skips it or throws (core reports it first where it can read indices synchronously)
+   * (conformance: `primitives/scatter(src)/`, `primitives/scatterReduce(prod)/`, `primitives/scatterReduce(amax)/`,
+   * `primitives/scatterReduce(amin)/`, `composites/scatter(value)/`, `composites/scatter(reduce)/`,
+   * `composites/scatter_/`, `numerics/scatterReduce(amax)/`).
    */
   scatter?(out: TensorRef<S>, dim: number, index: TensorRef<S>, src: TensorRef<S>, mode: ScatterMode): void;
 }
@@ -171,12 +344,14 @@ export interface Kernels<S> {
 /**
  * Optional fused kernels for composite ops. Core uses one when present (and fused kernels are
  * enabled); otherwise it runs the op's decomposition into primitives. Results must match the
- * decomposition within the op's tolerance class.
+ * decomposition within the op's tolerance class: the suite runs every such composite twice, with
+ * ids ending in `/fused` and `/decomposed`, and skips the fused ones for a backend without the
+ * kernel.
  */
 export interface FusedKernels<S> {
-  /** Softmax of `x` along `dim` into `out` (same dtype and shape). */
+  /** Softmax of `x` along `dim` into `out` (same dtype and shape) (conformance: `composites/softmax/`, `numerics/softmax/`). */
   softmax(x: TensorRef<S>, dim: number, out: TensorRef<S>): void;
-  /** Log-softmax of `x` along `dim` into `out` (same dtype and shape). */
+  /** Log-softmax of `x` along `dim` into `out` (same dtype and shape) (conformance: `composites/logSoftmax/`, `numerics/logSoftmax/`). */
   logSoftmax(x: TensorRef<S>, dim: number, out: TensorRef<S>): void;
   /**
    * `out = x + t1·t2` elementwise (since 1.2.0): core's `a.add(b, alpha)` and `sub` with an alpha
@@ -184,7 +359,8 @@ export interface FusedKernels<S> {
    * All four share out's floating dtype and shape (broadcast inputs arrive as strides). The
    * product is rounded to out's dtype before the sum, as the decomposition `x + (t1·t2)` rounds:
    * no fused multiply-add, so float32 and float64 results equal it bit for bit. Half types are
-   * computed in f32 (the product rounded to f32) and rounded once on store.
+   * computed in f32 (the product rounded to f32) and rounded once on store (conformance:
+   * `composites/addAlpha/`, `composites/subAlpha/`, `composites/addcmul/`).
    */
   addcmul(x: TensorRef<S>, t1: TensorRef<S>, t2: TensorRef<S>, out: TensorRef<S>): void;
   /**
@@ -195,7 +371,8 @@ export interface FusedKernels<S> {
    * `t_i == spec.ignoreIndex`. Computed in at least f32 (f64 for float64), rounded once on store. A target
    * outside [0, C) that is not ignoreIndex gives NaN (core reports it where it can read the target).
    * Core reduces the rows ('mean' divides by the count of non-ignored targets) and keeps the
-   * gradient rule, so the kernel is forward only. Class weights are never passed: core decomposes.
+   * gradient rule, so the kernel is forward only. Class weights are never passed: core decomposes
+   * (conformance: `composites/crossEntropy/`).
    */
   crossEntropy(x: TensorRef<S>, target: TensorRef<S>, spec: CrossEntropySpec, out: TensorRef<S>): void;
   /**
@@ -204,7 +381,7 @@ export interface FusedKernels<S> {
    * never cleared), then every element becomes `v·invScale` (invScale: float32, 1 element). Grads
    * are contiguous (offset may be non-zero), share one floating dtype; half types are multiplied in
    * f32 and rounded once on store, float64 by the exactly widened invScale. The finiteness test
-   * reads the values before they are scaled.
+   * reads the values before they are scaled (conformance: `gradscaler/GS-6/`).
    */
   unscaleAndCheck(grads: readonly TensorRef<S>[], foundInf: TensorRef<S>, invScale: TensorRef<S>): void;
   /**
@@ -217,6 +394,8 @@ export interface FusedKernels<S> {
    * 2. `m = lerp(m, g, 1 − β1)` (ATen's lerp); `v = v·β2 + g·(1 − β2)·g`;
    * 3. amsgrad: `vmax = max(vmax, v)`, used as v below;
    * 4. `p = p + (m·(−stepSize)) / (sqrt(v) / biasCorrection2Sqrt + eps)`.
+   *
+   * conformance: `optimizers/steps/`.
    */
   adamw(
     param: TensorRef<S>,
@@ -228,7 +407,10 @@ export interface FusedKernels<S> {
   ): void;
 }
 
-/** How core moves host data into a storage (see `Backend.write`). */
+/**
+ * How core moves host data into a storage (see `Backend.write`). Whatever the hint, what arrives is
+ * what a blocking copy gives (conformance: `transfers/XFER-1/`, `transfers/XFER-2/`).
+ */
 export interface WriteHint {
   /** `.to(device, { nonBlocking: true })`: the copy need not be complete when write returns. */
   readonly nonBlocking: boolean;
@@ -279,19 +461,36 @@ export interface DTypeSupport {
   readonly compute: boolean;
 }
 
-/** What a backend declares about itself; core and the conformance suite act on it. */
+/**
+ * What a backend declares about itself; core and the conformance suite act on it. Every field has
+ * its type (booleans are booleans, `features` an array), `dtypes` names only known dtypes, and
+ * `compute` implies `storage` (conformance: `storage/capabilities`).
+ */
 export interface Capabilities {
-  /** Per dtype: storage and compute support (a missing dtype is unsupported). */
+  /**
+   * Per dtype: storage and compute support (a missing dtype is unsupported). float32, int32 and
+   * bool storage and float32 compute are required: core creates float32 tensors by default, bool
+   * results (comparisons) and int32 ones (argmax, indices) (conformance: `storage/required-dtypes`).
+   * For anything undeclared core raises a DTypeError before a kernel runs, and the suite skips those
+   * cases, saying why, and checks the DTypeError instead (conformance: `capabilities/`). Autocast
+   * regions need `compute` for their dtype (conformance: `autocast/`).
+   */
   readonly dtypes: Readonly<Partial<Record<DTypeName, DTypeSupport>>>;
-  /** `readSync` exists: `dataSync()` works and reads need not await. */
+  /** `readSync` exists (and only then): `dataSync()` works and reads need not await (conformance: `storage/capabilities`, `devices/reads/`). */
   readonly syncRead: boolean;
-  /** Largest single allocation, in bytes. */
+  /**
+   * Largest single allocation, in bytes; core refuses a larger tensor before `alloc` is called, and
+   * 32 MiB (or this limit, if smaller) must work (conformance: `storage/limit`, `storage/large-buffer`).
+   */
   readonly maxBufferBytes: number;
   /** Free-form feature flags, e.g. 'shader-f16'. */
   readonly features: readonly string[];
-  /** NaN/Inf follow IEEE 754 everywhere (conformance skips NaN/Inf cases otherwise). */
+  /** NaN/Inf follow IEEE 754 everywhere; the NaN/Inf cases are skipped otherwise (conformance: `numerics/`). */
   readonly strictNumerics: boolean;
-  /** An accelerator that reads page-locked host memory faster: `pinMemory()` needs one such backend to be available. */
+  /**
+   * An accelerator that reads page-locked host memory faster: `pinMemory()` needs one such backend to
+   * be available (conformance: `transfers/PIN-1/`, `transfers/PIN-2/`).
+   */
   readonly pinnedMemory: boolean;
 }
 
@@ -306,36 +505,66 @@ export interface MemoryStats {
 }
 
 /**
- * A compute backend: storage management plus the closed list of primitives, for one device type. `S` is the backend's own storage handle. Register it with `registerBackend`.
+ * A compute backend: storage management plus the closed list of primitives, for one device type.
+ * `S` is the backend's own storage handle. Register it with `registerBackend`. Its package depends
+ * on the application's one copy of `@core/tensor` (a peer dependency), never a copy of its own:
+ * tensors of one copy mean nothing to another (conformance: `storage/one-core-copy`).
+ *
+ * The `core-conformance` CLI runs it on its own by default, as a program that imports only it
+ * uses it: the cpu backend is not registered, so the cases that need the cpu device (transfers to
+ * and from it, the same-device and 0-dim cpu scalar rules against it) are skipped and counted;
+ * `--with-cpu` runs them. A backend with two or more devices gets the device-rule and
+ * transfer cases between its own devices (conformance: `devices/`, `transfers/`).
  */
 export interface Backend<S = unknown> {
-  /** The device type it serves, e.g. 'cpu', 'webgpu', 'cuda', or a third party's name. */
+  /** The device type it serves, e.g. 'cpu', 'webgpu', 'cuda', or a third party's name; the name it is registered under (conformance: `storage/identity`). */
   readonly name: string;
-  /** The contract version it implements (CONTRACT_VERSION it was built against). */
+  /** The contract version it implements (CONTRACT_VERSION it was built against) (conformance: `storage/identity`). */
   readonly contractVersion: string;
-  /** How many devices of this type exist (indices 0..deviceCount-1). */
+  /** How many devices of this type exist (indices 0..deviceCount-1), an integer ≥ 1 (conformance: `storage/identity`, `storage/multi-device-stats`). */
   readonly deviceCount: number;
   /** Supported dtypes and features. */
   readonly capabilities: Capabilities;
 
-  /** Allocate `numel` elements of `dtype` on device `index`; contents are unspecified. */
+  /**
+   * Allocate `numel` elements of `dtype` on device `index`; contents are unspecified. `numel` may
+   * be 0. An index outside 0..deviceCount-1 throws (conformance: `storage/invalid-device-index`,
+   * `storage/empty/`, `storage/large-buffer`).
+   */
   alloc(index: number, dtype: DTypeName, numel: number): S;
-  /** Release a storage. Core calls it once, when the last tensor over it is disposed or collected. */
+  /**
+   * Release a storage. Core calls it once, when the last tensor over it is disposed or collected
+   * (a view keeps its base's storage alive) (conformance: `storage/dispose`, `storage/view-keeps-storage`).
+   * Afterwards the storage is dead: `read` must throw or reject, never return stale data, and a
+   * `write` or a second `free` should throw too; a second free must not corrupt `memoryStats`
+   * (conformance: `storage/read-freed-storage`, `storage/double-free`).
+   */
   free(storage: S): void;
   /**
    * Copy host data (the dtype's host array, see HostArrayByDType) into the storage from element
    * `offset`. `data` may be reused by the caller once this returns. `hint` (since 1.1.0, optional
    * to honour) says how core moves it: a non-blocking copy from pinned host memory may be queued
-   * with the device's work (through a mapped staging buffer) instead of flushing it first.
+   * with the device's work (through a mapped staging buffer) instead of flushing it first. The
+   * storage holds exactly what was written: every bit pattern of the half types, NaN, ±0, ±Inf and
+   * subnormals (conformance: `storage/roundtrip/`, `storage/write-offset/`, `transfers/XFER-1/`).
    */
   write(storage: S, data: HostArray, offset: number, hint?: WriteHint): void;
-  /** Read the whole storage once all queued work on it is done. */
+  /**
+   * Read the whole storage once all queued work on it is done: a promise of the dtype's host array
+   * type (Float32Array, Uint16Array bit patterns for the half types, Float64Array, Int32Array,
+   * Uint8Array of 0/1 for bool), a fresh copy that the caller owns (conformance: `storage/roundtrip/`,
+   * `storage/read-returns-a-copy/`, `storage/empty/`, `storage/ordering`).
+   */
   read(storage: S): Promise<HostArray>;
-  /** Synchronous read, for backends that declare `syncRead`. */
+  /** Synchronous read, for backends that declare `syncRead`: the same array as `read` (conformance: `storage/readSync/`). */
   readSync?(storage: S): HostArray;
-  /** Wait until all queued work on device `index` is done. */
+  /** Wait until all queued work on device `index` is done; resolves for every index (conformance: `storage/synchronize`). */
   synchronize(index: number): Promise<void>;
-  /** Memory in use on device `index`. */
+  /**
+   * Memory in use on device `index`: an allocation adds at least its bytes to `allocatedBytes` and
+   * one to `allocations` on its own device only, and its `free` takes them back exactly;
+   * `reservedBytes ≥ allocatedBytes` (conformance: `storage/memory-stats/`, `storage/multi-device-stats`).
+   */
   memoryStats(index: number): MemoryStats;
 
   /** The primitives. */
@@ -352,4 +581,20 @@ export interface BackendFactory {
   readonly priority: number;
   /** Build the backend. May be async and may throw: the reason is reported as "unavailable". */
   create(): Backend<any> | Promise<Backend<any>>;
+  /**
+   * Optional: what `create()` would give, found without starting the backend in this process
+   * (e.g. from a short-lived child process), or null when that can't be told. `bestDevice()` asks
+   * it first and does not start a backend whose probe says it is unavailable or declares the
+   * feature 'software-adapter' while a better device is available: starting one can cost seconds
+   * and print the native runtime's own notices.
+   */
+  probe?(): Promise<BackendProbe | null>;
+}
+
+/** A backend's availability and features, told without starting it (`BackendFactory.probe`). */
+export interface BackendProbe {
+  /** Whether `create()` is expected to succeed. */
+  readonly available: boolean;
+  /** The features its `capabilities.features` would declare, e.g. 'software-adapter'. */
+  readonly features: readonly string[];
 }

@@ -121,6 +121,22 @@ export function listBackends(): string[] {
   return [...shared.entries.keys()];
 }
 
+/**
+ * @internal Whether the registered, not yet started backend `type` should stay unstarted while a
+ * better device is available: its probe says it is unavailable, or a software adapter. False when
+ * it has started already, has no probe, or the probe can't tell.
+ */
+export async function probeSaysSkip(type: string): Promise<boolean> {
+  const entry = shared.entries.get(type);
+  if (entry?.state !== 'registered' || typeof entry.factory.probe !== 'function') return false;
+  try {
+    const probe = await entry.factory.probe();
+    return probe !== null && (!probe.available || probe.features.includes('software-adapter'));
+  } catch {
+    return false;
+  }
+}
+
 /** The started backend for a device type, or a BackendUnavailableError that says why not. */
 export function getBackend(type: string): Backend<unknown> {
   const entry = start(type);
@@ -167,7 +183,11 @@ export interface DeviceAvailability {
 
 /** Start every registered backend and report each one's availability. */
 export async function availableDevices(): Promise<DeviceAvailability[]> {
-  const names = listBackends();
+  return startAll(listBackends());
+}
+
+/** @internal Start the named backends (all at once) and say which are available. */
+export async function startAll(names: readonly string[]): Promise<DeviceAvailability[]> {
   for (const n of names) start(n);
   await Promise.all(names.map((n) => { const e = shared.entries.get(n); return e?.state === 'starting' ? e.promise : undefined; }));
   return names.map((type): DeviceAvailability => {

@@ -10,6 +10,7 @@ import { DTypeError, ShapeError, ValueError } from '../errors/errors.js';
 import { Tensor } from '../tensor/tensor.js';
 import { broadcastShapes, checkShape, normalizeDim } from '../tensor/shape.js';
 import { bindArguments, boolArgument, intArgument, required } from './arguments.js';
+import { valuesNow } from '../tensor/host-data.js';
 
 /** A dim argument: one dim, several, or null (all of them). */
 type Dims = number | readonly number[] | null;
@@ -450,14 +451,14 @@ function indexArgument(op: string, v: unknown, name = 'index'): Tensor {
 
 /**
  * Index values must lie in [0, size), or [−size, size) where negatives count from the end. They
- * are read here when the index is on the cpu; elsewhere gather and scatterAdd, which these ops
- * are made of, check them where the backend reads synchronously, and GPU kernels guard every
- * read and write: an out-of-range index never touches memory outside the tensor.
+ * are read here where the index's backend reads synchronously (through that backend's own read);
+ * elsewhere GPU kernels guard every read and write: an out-of-range index never touches memory
+ * outside the tensor.
  */
 function checkRange(op: string, index: Tensor, size: number, dim: number, negatives: boolean): void {
-  if (index.device.type !== 'cpu' || index.numel() === 0) return;
+  if (index.numel() === 0) return;
   const low = negatives ? -size : 0;
-  for (const v of index.dataSync()) {
+  for (const v of valuesNow(index) ?? []) {
     if (v < low || v >= size) throw new ShapeError(`${op}(): index ${v} is out of bounds for dimension ${dim} with size ${size}`, op);
   }
 }

@@ -2,12 +2,14 @@
 // boolean indexing), whose output shape depends on the data, and multinomial, whose checks do.
 // Each is written as a plan: the tensors it needs read, then a function that finishes the op from
 // their values. The synchronous form reads where the device's backend reads synchronously (the
-// cpu) and otherwise throws a TensorError naming the async form; the async form reads with `await`
-// on every device (API.md, "Naming the rest of PyTorch").
+// cpu, or any backend with `readSync`, through its own read: never by way of the cpu) and
+// otherwise throws a TensorError naming the async form; the async form reads with `await` on every
+// device (API.md, "Naming the rest of PyTorch").
 import { TensorError } from '../errors/errors.js';
 import { backendOf } from '../dispatch/run.js';
 import type { Tensor } from '../tensor/tensor.js';
 import type { DataArray } from '../tensor/transfer.js';
+import { valuesNow } from '../tensor/host-data.js';
 
 /** What a data-dependent op needs read, and how it finishes from the values. */
 export interface HostPlan<T> {
@@ -24,20 +26,11 @@ export function readsSynchronously(t: Tensor): boolean {
   return backendOf(t.device).readSync !== undefined;
 }
 
-/** `t`'s values when its backend reads synchronously, else null (for checks that GPU kernels guard instead). */
-export function valuesIfSynchronous(t: Tensor): DataArray | null {
-  return readsSynchronously(t) ? readNow(t) : null;
-}
-
-function readNow(t: Tensor): DataArray {
-  if (t.device.type === 'cpu') return t.dataSync();
-  const host = t.to('cpu');
-  try {
-    return host.dataSync();
-  } finally {
-    host.dispose();
-  }
-}
+/**
+ * `t`'s values when its backend reads synchronously (read by that backend itself), else null: for
+ * checks that GPU kernels guard instead.
+ */
+export const valuesIfSynchronous: (t: Tensor) => DataArray | null = valuesNow;
 
 /**
  * Run a plan synchronously. `remedy` says what to do on a device without synchronous reads, e.g.
@@ -48,7 +41,7 @@ export function runNow<T>(plan: HostPlan<T>, op: string, remedy: string): T {
   if (blocked) {
     throw new TensorError(`${op}(): needs the values of a tensor on ${blocked.device}, which has no synchronous reads: ${remedy}`);
   }
-  return plan.finish(plan.needs.map(readNow), (plan.checks ?? []).map(valuesIfSynchronous));
+  return plan.finish(plan.needs.map((t) => valuesNow(t)!), (plan.checks ?? []).map(valuesNow));
 }
 
 /** Run a plan, reading every tensor it names with `await`. */

@@ -10,6 +10,7 @@ import { contiguousCopy, expand, reshape } from './views.js';
 import { record } from '../autograd/engine.js';
 import { noGrad } from '../autograd/grad-mode.js';
 import { autocastOp } from '../amp/autocast.js';
+import { valuesNow } from '../tensor/host-data.js';
 
 /** `index` must be an int32 tensor. */
 export function checkIndex(op: string, index: Tensor): void {
@@ -19,12 +20,13 @@ export function checkIndex(op: string, index: Tensor): void {
   }
 }
 
-/** Check index values against `size` where the backend reads synchronously (GPU backends guard in-kernel). */
+/**
+ * Check index values against `size` where the index's backend reads synchronously, through that
+ * backend's own read (no other device is involved); GPU backends guard in-kernel instead.
+ */
 export function checkIndexValues(op: string, index: Tensor, size: number, dim: number): void {
-  if (!backendOf(index.device).readSync || index.numel() === 0) return;
-  // dataSync() reads cpu tensors only: another device that reads synchronously is read through .to('cpu').
-  const host = index.device.type === 'cpu' ? index : index.to('cpu');
-  for (const v of host.dataSync()) {
+  if (index.numel() === 0) return;
+  for (const v of valuesNow(index) ?? []) {
     if (v < 0 || v >= size) throw new ShapeError(`${op}(): index ${v} is out of bounds for dimension ${dim} with size ${size}`, op);
   }
 }

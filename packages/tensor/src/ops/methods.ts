@@ -8,6 +8,7 @@ import { TensorError } from '../errors/errors.js';
 import { Tensor, type TensorOrScalar, type ToOptions } from '../tensor/tensor.js';
 import * as xfer from '../tensor/transfer.js';
 import { sameShape } from '../tensor/shape.js';
+import { withSite } from '../tensor/site.js';
 import type { TensorOps } from '../generated/tensor-methods.js';
 import { backendOf, requireCompute } from '../dispatch/run.js';
 import { runBackward, type BackwardOptions } from '../autograd/engine.js';
@@ -224,27 +225,30 @@ const API: { readonly [K in Exclude<keyof TensorApi, 'T'>]: Bound<TensorApi[K]> 
   toArray() { return xfer.toArray(this); },
   data() { return xfer.data(this); },
   dataSync() { return xfer.dataSync(this); },
-  backward(gradient, options) {
-    if (gradient !== undefined && !(gradient instanceof Tensor)) {
-      throw new TypeError('backward(gradient?, options?): gradient must be a Tensor; for options alone write backward(undefined, { retainGraph: true })');
-    }
-    if (!this.requiresGrad) {
-      throw new TensorError('element 0 of tensors does not require grad and does not have a gradFn: call requiresGrad_() on the inputs (leaves) before the forward pass');
-    }
-    let g = gradient;
-    if (g === undefined) {
-      if (this.numel() !== 1) {
-        throw new TensorError(`grad can be implicitly created only for scalar outputs, and this tensor has shape [${this.shape.join(', ')}]: pass backward(gradient)`);
-      }
-      g = xfer.onesOf(this);
-    } else if (!sameShape(g.shape, this.shape)) {
-      throw new TensorError(`backward(): gradient has shape [${g.shape.join(', ')}] but the tensor has shape [${this.shape.join(', ')}]`);
-    }
-    runBackward(this, g, options);
-  },
+  backward(gradient, options) { backward(this, gradient, options); },
   registerHook(hook) { return registerHook(this, hook); },
   isInference() { return isInferenceStorage(this._storage); },
 };
+
+/** `x.backward(gradient, options)` (Tensor.backward). */
+function backward(x: Tensor, gradient: Tensor | undefined, options: BackwardOptions | undefined): void {
+  if (gradient !== undefined && !(gradient instanceof Tensor)) {
+    throw new TypeError('backward(gradient?, options?): gradient must be a Tensor; for options alone write backward(undefined, { retainGraph: true })');
+  }
+  if (!x.requiresGrad) {
+    throw new TensorError('element 0 of tensors does not require grad and does not have a gradFn: call requiresGrad_() on the inputs (leaves) before the forward pass');
+  }
+  let g = gradient;
+  if (g === undefined) {
+    if (x.numel() !== 1) {
+      throw new TensorError(`grad can be implicitly created only for scalar outputs, and this tensor has shape [${x.shape.join(', ')}]: pass backward(gradient)`);
+    }
+    g = withSite(x._site, () => xfer.onesOf(x)); // the seed is a gradient too: the root's site
+  } else if (!sameShape(g.shape, x.shape)) {
+    throw new TensorError(`backward(): gradient has shape [${g.shape.join(', ')}] but the tensor has shape [${x.shape.join(', ')}]`);
+  }
+  runBackward(x, g, options);
+}
 
 /** x, once every tensor among x and args is of a dtype its backend computes (an opmath op's check). */
 function checkedCompute(op: string, x: Tensor, args: readonly unknown[]): Tensor {

@@ -99,11 +99,12 @@ export function currentSite(): CreationSite {
 /**
  * Runs `fn` with one creation site, captured now, for every tensor it creates: factories, and
  * library code that creates many tensors on behalf of one user call (backward, an optimizer
- * step), pay for one stack capture, and the site is that user call.
+ * step), pay for one stack capture, and the site is that user call. `entry`, the public function
+ * the user called, starts the capture at its caller: the first frame is then usually the user's.
  */
-export function withCreationSite<T>(fn: () => T): T {
+export function withCreationSite<T>(fn: () => T, entry?: Function): T {
   if (!tracking || fixedSite !== null) return fn();
-  return withSite(captureSite(), fn);
+  return withSite(captureSite(entry), fn);
 }
 
 /** Runs `fn` with `site` (captured earlier, e.g. before an await) for every tensor it creates. */
@@ -117,27 +118,31 @@ export function withSite<T>(site: CreationSite, fn: () => T): T {
   }
 }
 
-export function captureSite(): CreationSite {
+/** The user location calling into the library now; `entry` (the public function called) skips the frames above its caller. */
+export function captureSite(entry?: Function): CreationSite {
   if (!tracking) return undefined;
   if (fixedSite !== null) return fixedSite;
   const ErrorV8 = Error as ErrorConstructor & { prepareStackTrace?: PrepareStackTrace };
   if (typeof ErrorV8.captureStackTrace !== 'function') return userLocation(new Error().stack ?? '');
   // Few frames usually suffice (user → factory → here) and each costs; a layer's forward can nest
   // deeper (forward → functional op → autocast → factory), so look further when none was found.
-  return firstUserSite(ErrorV8, SHALLOW_FRAMES) ?? firstUserSite(ErrorV8, DEEP_FRAMES);
+  const from = entry ?? captureSite;
+  const site = firstUserSite(ErrorV8, from, SHALLOW_FRAMES) ?? firstUserSite(ErrorV8, from, DEEP_FRAMES);
+  // An entry that is not on the stack (called through a wrapper) hides every frame: look from here.
+  return site === undefined && entry ? firstUserSite(ErrorV8, captureSite, DEEP_FRAMES) : site;
 }
 
 const SHALLOW_FRAMES = 4;
 const DEEP_FRAMES = 40;
 
-function firstUserSite(ErrorV8: ErrorConstructor & { prepareStackTrace?: PrepareStackTrace }, frames: number): CreationSite {
+function firstUserSite(ErrorV8: ErrorConstructor & { prepareStackTrace?: PrepareStackTrace }, from: Function, frames: number): CreationSite {
   const previous = ErrorV8.prepareStackTrace;
   const limit = Error.stackTraceLimit;
   ErrorV8.prepareStackTrace = firstUserFrame(previous);
   Error.stackTraceLimit = frames;
   try {
     const holder: { stack?: unknown } = {};
-    ErrorV8.captureStackTrace(holder, captureSite);
+    ErrorV8.captureStackTrace(holder, from);
     return holder.stack as CreationSite; // reading .stack runs firstUserFrame now
   } finally {
     ErrorV8.prepareStackTrace = previous;

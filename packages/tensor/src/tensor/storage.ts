@@ -5,8 +5,17 @@ import type { DType } from '../dtype/dtype.js';
 import type { Device } from '../device/device.js';
 import { accountedBytes, beforeAllocate, track, untrack, type Held } from './reclaim.js';
 
+let allocations = 0;
+
+/** @internal The serial number the next storage will get: storages made from now on have one at least as large. */
+export function nextStorageSerial(): number {
+  return allocations + 1;
+}
+
 export class Storage {
   private users = 0;
+  /** @internal Order of creation: which storages an autograd pass made itself. */
+  readonly serial = ++allocations;
   private freed = false;
   /** Bumped by every in-place write; autograd checks saved tensors against it. Shared by views. */
   version = 0;
@@ -38,6 +47,11 @@ export class Storage {
 
   get isFreed(): boolean {
     return this.freed;
+  }
+
+  /** @internal How many tensors use this storage (views included, kernel-only views not). */
+  get userCount(): number {
+    return this.users;
   }
 
   /** @internal One more tensor uses this storage. */

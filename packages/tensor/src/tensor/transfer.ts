@@ -2,9 +2,8 @@
 import { getBackend, listBackends, isAvailable } from '../backend/registry.js';
 import type { WriteHint } from '../backend/contract.js';
 import type { HostArray } from '../dtype/dtype.js';
-import { bfloat16, bool, float16, type DType } from '../dtype/dtype.js';
+import { bool, type DType } from '../dtype/dtype.js';
 import { canCast } from '../dtype/promotion.js';
-import { bfloat16BitsToNumber, float16BitsToNumber } from '../dtype/half.js';
 import { cpu, Device, device as parseDevice, type DeviceLike } from '../device/device.js';
 import { BackendUnavailableError, DTypeError, TensorError } from '../errors/errors.js';
 import { allocate, backendOf, ref, requireStorage } from '../dispatch/run.js';
@@ -18,6 +17,7 @@ import { Node } from '../autograd/node.js';
 import { record } from '../autograd/engine.js';
 import { captureSite, inheritSite, withCreationSite, withSite } from './site.js';
 import { nextTurn } from './reclaim.js';
+import { coversStorage, decode, hostNow, valuesNow } from './host-data.js';
 
 /** What `toArray()` returns: nested arrays in the tensor's shape, or a number for a 0-dim tensor. */
 export type NestedArray = number | NestedArray[];
@@ -60,23 +60,6 @@ function parseTarget(x: Tensor, target: DeviceLike | DType | Tensor | ToOptions,
   };
 }
 
-function coversStorage(x: Tensor): boolean {
-  return x.isContiguous() && x._offset === 0 && x.numel() === x._storage.numel;
-}
-
-/** Host data of a contiguous CPU tensor, or null when the source device cannot read synchronously. */
-function hostContiguous(x: Tensor): HostArray | null {
-  const backend = backendOf(x.device);
-  if (!backend.readSync) return null;
-  if (coversStorage(x)) return backend.readSync(x._storage.handle);
-  const c = contiguousCopy(x);
-  try {
-    return backend.readSync(c._storage.handle);
-  } finally {
-    c.dispose(); // a read must not leave a temporary behind until GC
-  }
-}
-
 async function hostContiguousAsync(x: Tensor): Promise<HostArray> {
   if (coversStorage(x)) return backendOf(x.device).read(x._storage.handle);
   const c = contiguousCopy(x);
@@ -115,7 +98,7 @@ export function to(x: Tensor, target: DeviceLike | DType | Tensor | ToOptions, o
   if (sameDevice && t.dtype === x.dtype) return t.copy ? contiguousCopy(x) : x;
   if (sameDevice) return cast(x, t.dtype);
   requireStorage(backendOf(t.device), t.dtype, 'to');
-  const host = hostContiguous(x);
+  const host = hostNow(x);
   if (!host) {
     throw new TensorError(
       `to(${t.device}): reading a ${x.device} tensor needs an async read; use \`await t.toAsync('${t.device}')\` or \`await t.toArray()\``,
@@ -155,16 +138,6 @@ export function pinMemory(x: Tensor): Tensor {
   return out;
 }
 
-function decode(host: HostArray, dtype: DType): DataArray {
-  if (dtype === float16 || dtype === bfloat16) {
-    const f = dtype === float16 ? float16BitsToNumber : bfloat16BitsToNumber;
-    const out = new Float32Array(host.length);
-    for (let i = 0; i < host.length; i++) out[i] = f(host[i]!);
-    return out;
-  }
-  return host as DataArray;
-}
-
 function nest(flat: DataArray, shape: readonly number[]): NestedArray {
   if (shape.length === 0) return flat[0]!;
   let pos = 0;
@@ -179,11 +152,11 @@ function nest(flat: DataArray, shape: readonly number[]): NestedArray {
 
 export function dataSync(x: Tensor): DataArray {
   x._assertUsable('dataSync');
-  const backend = backendOf(x.device);
-  if (x.device.type !== 'cpu' || !backend.readSync) {
+  const values = x.device.type === 'cpu' ? valuesNow(x) : null;
+  if (!values) {
     throw new TensorError(`dataSync() reads CPU tensors only, and this one is on ${x.device}: use \`await t.data()\` or \`await t.toArray()\``);
   }
-  return decode(hostContiguous(x)!, x.dtype).slice(0, x.numel()) as DataArray;
+  return values;
 }
 
 export async function data(x: Tensor): Promise<DataArray> {
