@@ -7,8 +7,9 @@
 // such as Sequential's '0', '1', … come first, ascending). `registerParameter`, `registerBuffer`
 // and `registerModule` are the explicit forms; they check the value and assign the field.
 import {
-  bfloat16, Device, float16, float32, float64, noGrad, Tensor, TensorError, type DeviceLike, type DType, type ToOptions,
+  bfloat16, Device, float16, float32, float64, noGrad, Tensor, TensorError, type DeviceLike, type DType, type RemovableHandle, type ToOptions,
 } from '@core/tensor';
+import { addModuleHook, type ForwardHook, type ForwardPreHook, type FullBackwardHook } from './hooks.js';
 import { isDType } from './internal/args.js';
 import { isParameter } from './parameter.js';
 import { loadStateDictInto, type IncompatibleKeys, type StateDict } from './state-dict.js';
@@ -50,6 +51,33 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
   /** `forward(...inputs)`; PyTorch's `model(x)`. */
   call(...inputs: In): Out {
     return this.forward(...inputs);
+  }
+
+  // ---- hooks (`forward` and `call` both run them; see hooks.ts) ----
+
+  /**
+   * Run `hook(module, args)` before every forward (PyTorch's `register_forward_pre_hook`): it may
+   * return replacement arguments (an array, or the only argument). Hooks run in registration order.
+   */
+  registerForwardPreHook<H extends ForwardPreHook<this, In>>(hook: H): RemovableHandle {
+    return addModuleHook(this, 'forwardPre', hook);
+  }
+
+  /**
+   * Run `hook(module, args, output)` after every forward (PyTorch's `register_forward_hook`): it
+   * may return a replacement output of the same kind. Hooks run in registration order.
+   */
+  registerForwardHook<H extends ForwardHook<this, In, Out>>(hook: H): RemovableHandle {
+    return addModuleHook(this, 'forward', hook);
+  }
+
+  /**
+   * Run `hook(module, gradInput, gradOutput)` in backward once the gradients of this module's
+   * inputs are computed (PyTorch's `register_full_backward_hook`), for every forward run with grad
+   * mode on: it may return a replacement `gradInput`.
+   */
+  registerFullBackwardHook<H extends FullBackwardHook<this>>(hook: H): RemovableHandle {
+    return addModuleHook(this, 'backward', hook);
   }
 
   // ---- registration ----

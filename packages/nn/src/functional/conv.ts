@@ -1,15 +1,22 @@
-// F.conv2d as im2col + one batched matmul: pad, view the windows with asStrided, copy them into a
-// [N, groups, C/groups·kh·kw, outH·outW] matrix, multiply by the weight viewed as
-// [groups, O/groups, C/groups·kh·kw]. Autograd differentiates the decomposition.
-import { pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
-import { bindArgs, checkFloating, checkRank, checkTensor, pair, shapeText, type Args, type Pair } from '../internal/args.js';
-import { checkCompute, checkSameDevice } from '@core/tensor';
-import { checkSameDType, isHalf } from './linear.js';
-import { checkOutputSize, convOutputSize, slidingWindows } from './windows.js';
-import { autocastOp } from '@core/tensor';
+// The convolutions as decompositions that autograd differentiates. conv1d/conv2d: im2col (an
+// asStrided view copied into a [N, groups, C/groups·k, L] matrix) times the weight viewed as
+// [groups, O/groups, C/groups·k], one batched matmul. convTranspose1d/2d, the gradient of a
+// convolution with respect to its input: the weight's transpose times the input gives each input
+// pixel's contribution to every kernel position (columns), and col2im sums them into the output.
+// 1-D convolutions are 2-D ones over a height of 1.
+import { autocastOp, checkSameDevice, pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
+import { bindArgs, checkFloating, checkRank, checkTensor, shapeText, type Args, type Pair } from '../internal/args.js';
+import { checkSameDType } from './linear.js';
+import { accumulatingInFloat32, checkOutputSize, convOutputSize, overlapAdd, spatialSizes, windowColumns } from './windows.js';
+
+/** A 1-D size: one number, or a list of one (PyTorch's `_single`). */
+export type Single = number | readonly [number];
 
 /** conv2d padding: zeros on each side (one number or [h, w]), 'valid' (none) or 'same' (keep the size). */
 export type Conv2dPadding = Pair | 'valid' | 'same';
+
+/** conv1d padding: zeros on each side, 'valid' (none) or 'same' (keep the length). */
+export type Conv1dPadding = Single | 'valid' | 'same';
 
 /** conv2d's options (PyTorch's keyword arguments). */
 export interface Conv2dOptions {
@@ -23,23 +30,61 @@ export interface Conv2dOptions {
   readonly groups?: number;
 }
 
-/** [top, bottom, left, right] zero padding. */
-function paddingOf(padding: Conv2dPadding, kernel: [number, number], stride: [number, number], dilation: [number, number]): [number, number, number, number] {
-  if (padding === 'valid') return [0, 0, 0, 0];
-  if (padding === 'same') {
-    if (stride[0] !== 1 || stride[1] !== 1) throw new ValueError("conv2d(): padding='same' is not supported for strided convolutions");
-    // PyTorch puts the odd pixel of padding at the end.
-    const [th, tw] = [dilation[0] * (kernel[0] - 1), dilation[1] * (kernel[1] - 1)];
-    return [Math.floor(th / 2), th - Math.floor(th / 2), Math.floor(tw / 2), tw - Math.floor(tw / 2)];
-  }
-  if (typeof padding === 'string') throw new ValueError(`conv2d(): invalid padding string ${JSON.stringify(padding)}; use 'valid' or 'same'`);
-  const [ph, pw] = pair(padding, 'padding', 'conv2d');
-  return [ph, ph, pw, pw];
+/** conv1d's options (PyTorch's keyword arguments). */
+export interface Conv1dOptions {
+  /** The window step (default 1). */
+  readonly stride?: Single;
+  /** Zeros added on both ends, `'valid'` (none) or `'same'` (output length = input length; stride 1). */
+  readonly padding?: Conv1dPadding;
+  /** Spacing between kernel elements (default 1). */
+  readonly dilation?: Single;
+  /** Split input and output channels into this many independent groups (default 1). */
+  readonly groups?: number;
 }
 
-/** conv2d's parameters after the weight, by name. */
-interface Conv2dArgs extends Conv2dOptions {
-  readonly bias?: Tensor | null;
+/** convTranspose2d's options (PyTorch's keyword arguments). */
+export interface ConvTranspose2dOptions {
+  /** The step between the input pixels' windows in the output (default 1). */
+  readonly stride?: Pair;
+  /** `dilation·(kernelSize − 1) − padding` zeros of implicit padding: cuts `padding` from both sides of the output (default 0). */
+  readonly padding?: Pair;
+  /** Extra size added to one side (the end) of the output, below max(stride, dilation) (default 0). */
+  readonly outputPadding?: Pair;
+  /** Split input and output channels into this many independent groups (default 1). */
+  readonly groups?: number;
+  /** Spacing between kernel elements (default 1). */
+  readonly dilation?: Pair;
+}
+
+/** convTranspose1d's options (PyTorch's keyword arguments). */
+export interface ConvTranspose1dOptions {
+  /** The step between the input elements' windows in the output (default 1). */
+  readonly stride?: Single;
+  /** Cuts `padding` from both ends of the output (default 0). */
+  readonly padding?: Single;
+  /** Extra length added at the end of the output, below max(stride, dilation) (default 0). */
+  readonly outputPadding?: Single;
+  /** Split input and output channels into this many independent groups (default 1). */
+  readonly groups?: number;
+  /** Spacing between kernel elements (default 1). */
+  readonly dilation?: Single;
+}
+
+/** The parameters after the weight, by name: the options and the bias. */
+type WithBias<O> = O & { readonly bias?: Tensor | null };
+type ConvOp = 'conv1d' | 'conv2d' | 'convTranspose1d' | 'convTranspose2d';
+type AnyConvOptions = Conv1dOptions | Conv2dOptions;
+type AnyTransposeOptions = ConvTranspose1dOptions | ConvTranspose2dOptions;
+
+/**
+ * 1-D convolution (cross-correlation, like PyTorch) of [N, C, L] or [C, L] input with weight
+ * [outChannels, C/groups, kW], with PyTorch's positional order
+ * `conv1d(input, weight, bias, stride, padding, dilation, groups)`, or any of them by name in a
+ * trailing object. Autocast: lower precision (AC-8).
+ */
+export function conv1d(input: Tensor, weight: Tensor, ...args: Args<[bias: Tensor | null, stride: Single, padding: Conv1dPadding, dilation: Single, groups: number], WithBias<Conv1dOptions>>): Tensor {
+  const { bias, ...options } = bindArgs<WithBias<Conv1dOptions>>('conv1d', ['bias', 'stride', 'padding', 'dilation', 'groups'], args);
+  return autocastOp('conv1d', [input, weight, bias] as const, (x, w, b) => convolution('conv1d', 1, x, w, b, options));
 }
 
 /**
@@ -47,53 +92,160 @@ interface Conv2dArgs extends Conv2dOptions {
  * PyTorch's positional order `conv2d(input, weight, bias, stride, padding, dilation, groups)`, or
  * any of them by name in a trailing object. Autocast: lower precision (AC-8).
  */
-export function conv2d(input: Tensor, weight: Tensor, ...args: Args<[bias: Tensor | null, stride: Pair, padding: Conv2dPadding, dilation: Pair, groups: number], Conv2dArgs>): Tensor {
-  const { bias, ...options } = bindArgs<Conv2dArgs>('conv2d', ['bias', 'stride', 'padding', 'dilation', 'groups'], args);
-  return autocastOp('conv2d', [input, weight, bias] as const, (x, w, b) => conv2dImpl(x, w, b, options));
+export function conv2d(input: Tensor, weight: Tensor, ...args: Args<[bias: Tensor | null, stride: Pair, padding: Conv2dPadding, dilation: Pair, groups: number], WithBias<Conv2dOptions>>): Tensor {
+  const { bias, ...options } = bindArgs<WithBias<Conv2dOptions>>('conv2d', ['bias', 'stride', 'padding', 'dilation', 'groups'], args);
+  return autocastOp('conv2d', [input, weight, bias] as const, (x, w, b) => convolution('conv2d', 2, x, w, b, options));
 }
 
-/** 2-D convolution (cross-correlation, like PyTorch) of [N, C, H, W] or [C, H, W] input. */
-function conv2dImpl(input: Tensor, weight: Tensor, bias?: Tensor | null, options: Conv2dOptions = {}): Tensor {
-  checkTensor(input, 'input', 'conv2d');
-  checkTensor(weight, 'weight', 'conv2d');
-  if (bias != null) checkTensor(bias, 'bias', 'conv2d');
-  checkSameDevice('conv2d', [{ name: 'weight', tensor: weight }, { name: 'bias', tensor: bias }, { name: 'input', tensor: input }]);
-  checkFloating(input, 'input', 'conv2d');
-  checkSameDType('conv2d', input, weight);
-  checkRank(input, [3, 4], '3D (unbatched) or 4D (batched) input to conv2d', 'conv2d');
-  if (weight.ndim !== 4) throw new ShapeError(`conv2d(): weight must be 4-D [outChannels, inChannels/groups, kH, kW], got ${shapeText(weight.shape)}`, 'conv2d');
-  const groups = options.groups ?? 1;
-  if (!Number.isInteger(groups) || groups < 1) throw new ValueError(`conv2d(): groups must be a positive integer, got ${groups}`);
-  const stride = pair(options.stride ?? 1, 'stride', 'conv2d', 1);
-  const dilation = pair(options.dilation ?? 1, 'dilation', 'conv2d', 1);
-  const x = input.ndim === 4 ? input : input.unsqueeze(0);
-  const [N, C, H, W] = x.shape as [number, number, number, number];
-  const [O, Cg, kh, kw] = weight.shape as [number, number, number, number];
-  if (Cg * groups !== C) {
+/**
+ * 1-D transposed convolution (the gradient of conv1d with respect to its input) of [N, C, L] or
+ * [C, L] input with weight [C, outChannels/groups, kW], with PyTorch's positional order
+ * `convTranspose1d(input, weight, bias, stride, padding, outputPadding, groups, dilation)`, or any
+ * of them by name in a trailing object. Output length `(L − 1)·stride − 2·padding +
+ * dilation·(kW − 1) + outputPadding + 1`. Autocast: lower precision (AC-8).
+ */
+export function convTranspose1d(
+  input: Tensor, weight: Tensor,
+  ...args: Args<[bias: Tensor | null, stride: Single, padding: Single, outputPadding: Single, groups: number, dilation: Single], WithBias<ConvTranspose1dOptions>>
+): Tensor {
+  const { bias, ...options } = bindArgs<WithBias<ConvTranspose1dOptions>>('convTranspose1d', ['bias', 'stride', 'padding', 'outputPadding', 'groups', 'dilation'], args);
+  return autocastOp('convTranspose1d', [input, weight, bias] as const, (x, w, b) => transposedConvolution('convTranspose1d', 1, x, w, b, options));
+}
+
+/**
+ * 2-D transposed convolution (the gradient of conv2d with respect to its input; "deconvolution")
+ * of [N, C, H, W] or [C, H, W] input with weight [C, outChannels/groups, kH, kW], with PyTorch's
+ * positional order `convTranspose2d(input, weight, bias, stride, padding, outputPadding, groups,
+ * dilation)`, or any of them by name in a trailing object. Each output size is `(in − 1)·stride −
+ * 2·padding + dilation·(k − 1) + outputPadding + 1`. Autocast: lower precision (AC-8).
+ */
+export function convTranspose2d(
+  input: Tensor, weight: Tensor,
+  ...args: Args<[bias: Tensor | null, stride: Pair, padding: Pair, outputPadding: Pair, groups: number, dilation: Pair], WithBias<ConvTranspose2dOptions>>
+): Tensor {
+  const { bias, ...options } = bindArgs<WithBias<ConvTranspose2dOptions>>('convTranspose2d', ['bias', 'stride', 'padding', 'outputPadding', 'groups', 'dilation'], args);
+  return autocastOp('convTranspose2d', [input, weight, bias] as const, (x, w, b) => transposedConvolution('convTranspose2d', 2, x, w, b, options));
+}
+
+/** [before, after] zero padding per spatial dim, from a size, 'valid' or 'same' (the odd one at the end, as PyTorch). */
+export function convPadding(op: string, padding: Conv1dPadding | Conv2dPadding, kernel: readonly number[], stride: readonly number[], dilation: readonly number[]): [number, number][] {
+  if (padding === 'valid') return kernel.map(() => [0, 0]);
+  if (padding === 'same') {
+    if (stride.some((s) => s !== 1)) throw new ValueError(`${op}(): padding='same' is not supported for strided convolutions`);
+    return kernel.map((k, i) => {
+      const total = dilation[i]! * (k - 1);
+      return [Math.floor(total / 2), total - Math.floor(total / 2)];
+    });
+  }
+  if (typeof padding === 'string') throw new ValueError(`${op}(): invalid padding string ${JSON.stringify(padding)}; use 'valid' or 'same'`);
+  return spatialSizes(padding, kernel.length as 1 | 2, 'padding', op).map((p) => [p, p]);
+}
+
+function convolution(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bias: Tensor | null | undefined, options: AnyConvOptions): Tensor {
+  const groups = checkConvTensors(op, dims, input, weight, bias, false, options.groups);
+  const stride = spatialSizes(options.stride ?? 1, dims, 'stride', op, 1);
+  const dilation = spatialSizes(options.dilation ?? 1, dims, 'dilation', op, 1);
+  const [O, Cg, ...kernel] = weight.shape as number[] as [number, number, ...number[]];
+  const padding = convPadding(op, options.padding ?? 0, kernel, stride, dilation);
+  const spatial = input.shape.slice(-dims);
+  const out = spatial.map((s, i) => convOutputSize(s + padding[i]![0] + padding[i]![1], kernel[i]!, stride[i]!, dilation[i]!));
+  checkOutputSize(op, spatial, out, O);
+  return planar(op, dims, input, weight, bias, (x, w, b) => {
+    const [N] = x.shape as [number];
+    const [, , kh, kw] = w.shape as [number, number, number, number];
+    const [[top, bottom], [left, right]] = lift<readonly [number, number]>(padding, [0, 0]);
+    const xp = top + bottom + left + right > 0 ? pad(x, [left, right, top, bottom]) : x;
+    const [oh, ow] = lift(out, 1);
+    const K = Cg * kh * kw;
+    const cols = windowColumns(xp, { kernel: [kh, kw], stride: lift(stride, 1), dilation: lift(dilation, 1), out: [oh, ow] }).reshape([N, groups, K, oh * ow]);
+    // [groups, O/g, K] @ [N, groups, K, L] → [N, groups, O/g, L]: one matmul per (sample, group).
+    const y = w.reshape([groups, O / groups, K]).matmul(cols).reshape([N, O, oh, ow]);
+    return b ? y.add(b.reshape([1, O, 1, 1])) : y;
+  });
+}
+
+function transposedConvolution(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bias: Tensor | null | undefined, options: AnyTransposeOptions): Tensor {
+  const groups = checkConvTensors(op, dims, input, weight, bias, true, options.groups);
+  const [stride, padding, outputPadding, dilation] = ([['stride', 1], ['padding', 0], ['outputPadding', 0], ['dilation', 1]] as const).map(
+    ([name, fallback]) => spatialSizes(options[name] ?? fallback, dims, name, op, fallback),
+  ) as [number[], number[], number[], number[]];
+  if (outputPadding.some((p, i) => p >= stride[i]! && p >= dilation[i]!)) {
+    throw new ValueError(`${op}(): output padding must be smaller than either stride or dilation, but got outputPadding=[${outputPadding}], stride=[${stride}], dilation=[${dilation}]`);
+  }
+  const [C, Og, ...kernel] = weight.shape as number[] as [number, number, ...number[]];
+  const spatial = input.shape.slice(-dims);
+  // The windows of the input's pixels span `reach`; the output drops `padding` at both ends and adds `outputPadding` at the end.
+  const reach = spatial.map((s, i) => (s - 1) * stride[i]! + dilation[i]! * (kernel[i]! - 1) + 1 + outputPadding[i]!);
+  const out = reach.map((r, i) => r - 2 * padding[i]!);
+  if (out.some((s) => s <= 0)) {
+    throw new ShapeError(`${op}(): Given input size per channel: (${spatial.join(' x ')}). Calculated output size per channel: (${out.join(' x ')}). Output size is too small`, op);
+  }
+  const O = Og * groups;
+  return planar(op, dims, input, weight, bias, (x, w, b) => {
+    const [N, , H, W] = x.shape as [number, number, number, number];
+    const [, , kh, kw] = w.shape as [number, number, number, number];
+    // [groups, O/g·kh·kw, C/g] @ [N, groups, C/g, H·W]: what each input pixel adds at each kernel position.
+    const cols = w.reshape([groups, C / groups, Og * kh * kw]).transpose(1, 2).matmul(x.reshape([N, groups, C / groups, H * W]));
+    const geometry = { kernel: [kh, kw], stride: lift(stride, 1), dilation: lift(dilation, 1), out: [H, W] } as const;
+    const full = overlapAdd(cols.reshape([N, O * kh * kw, H * W]), geometry, lift(reach, 1));
+    const [ph, pw] = lift(padding, 0);
+    const [oh, ow] = lift(out, 1);
+    const y = full.narrow(2, ph, oh).narrow(3, pw, ow);
+    return b ? y.add(b.reshape([1, O, 1, 1])) : y;
+  });
+}
+
+/** One value per spatial dim as [height, width]: 1-D ones get `height` for the height of 1 they run over. */
+function lift<T>(values: readonly T[], height: T): [T, T] {
+  return values.length === 1 ? [height, values[0]!] : [values[0]!, values[1]!];
+}
+
+/**
+ * `fn` on batched 4-D `input` ([N, C, H, W]) and `weight`, 1-D ones over a height of 1, with the
+ * result given the input's rank back; half types accumulate in float32 and round once.
+ */
+function planar(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bias: Tensor | null | undefined, fn: (x: Tensor, w: Tensor, b: Tensor | null) => Tensor): Tensor {
+  const batched = input.ndim === dims + 2;
+  const x = batched ? input : input.unsqueeze(0);
+  const y = dims === 1
+    ? accumulatingInFloat32(op, [x.unsqueeze(2), weight.unsqueeze(2), bias ?? null] as const, fn).squeeze(2)
+    : accumulatingInFloat32(op, [x, weight, bias ?? null] as const, fn);
+  return batched ? y : y.squeeze(0);
+}
+
+/** The checks every convolution makes of its tensors; returns `groups`. */
+function checkConvTensors(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bias: Tensor | null | undefined, transposed: boolean, groupsOption: number | undefined): number {
+  checkTensor(input, 'input', op);
+  checkTensor(weight, 'weight', op);
+  if (bias != null) checkTensor(bias, 'bias', op);
+  checkSameDevice(op, [{ name: 'weight', tensor: weight }, { name: 'bias', tensor: bias }, { name: 'input', tensor: input }]);
+  checkFloating(input, 'input', op);
+  checkSameDType(op, input, weight);
+  checkRank(input, [dims + 1, dims + 2], `${dims + 1}D (unbatched) or ${dims + 2}D (batched) input to ${op}`, op);
+  if (weight.ndim !== dims + 2) {
+    const layout = transposed ? 'inChannels, outChannels/groups' : 'outChannels, inChannels/groups';
+    throw new ShapeError(`${op}(): weight must be ${dims + 2}-D [${layout}, ${dims === 1 ? 'kW' : 'kH, kW'}], got ${shapeText(weight.shape)}`, op);
+  }
+  const groups = groupsOption ?? 1;
+  if (!Number.isInteger(groups) || groups < 1) throw new ValueError(`${op}(): groups must be a positive integer, got ${groups}`);
+  const [w0, w1] = weight.shape as [number, number];
+  if (w0 % groups !== 0) {
+    throw new ShapeError(`${op}(): Given groups=${groups}, expected weight to be divisible by ${groups} at dimension 0, but got weight of size ${shapeText(weight.shape)} instead`, op);
+  }
+  const batchShape = input.ndim === dims + 2 ? input.shape : [1, ...input.shape];
+  const channels = transposed ? w0 : w1 * groups;
+  if (batchShape[1] !== channels) {
     throw new ShapeError(
-      `conv2d(): Given groups=${groups}, weight of size ${shapeText(weight.shape)}, expected input${shapeText(x.shape)} to have ${Cg * groups} channels, but got ${C} channels instead`,
-      'conv2d',
+      `${op}(): Given ${transposed ? 'transposed=1' : `groups=${groups}`}, weight of size ${shapeText(weight.shape)}, expected input${shapeText(batchShape)} to have ${channels} channels, but got ${batchShape[1]} channels instead`,
+      op,
     );
   }
-  if (O % groups !== 0) throw new ShapeError(`conv2d(): out channels (${O}) must be divisible by groups (${groups})`, 'conv2d');
-  if (bias != null && (bias.ndim !== 1 || bias.shape[0] !== O)) {
-    throw new ShapeError(`conv2d(): bias must have shape [${O}] (one per output channel), got ${shapeText(bias.shape)}`, 'conv2d');
+  const outChannels = transposed ? w1 * groups : w0;
+  if (bias != null && (bias.ndim !== 1 || bias.shape[0] !== outChannels)) {
+    throw new ShapeError(
+      `${op}(): Given ${transposed ? 'transposed=1, ' : ''}weight of size ${shapeText(weight.shape)}, expected bias to be 1-dimensional with ${outChannels} elements, but got bias of size ${shapeText(bias.shape)} instead`,
+      op,
+    );
   }
-  const [top, bottom, left, right] = paddingOf(options.padding ?? 0, [kh, kw], stride, dilation);
-  // Half types run in f32 and round once at the end, as PyTorch's convolutions accumulate in f32
-  // (bias included) and store once; the backward pass then also sums overlapping windows in f32.
-  const half = isHalf(x.dtype) && (bias == null || bias.dtype === x.dtype);
-  if (half) checkCompute('conv2d', x);
-  const x32 = half ? x.float() : x;
-  const xp = top + bottom + left + right > 0 ? pad(x32, [left, right, top, bottom]) : x32;
-  const [Hp, Wp] = [H + top + bottom, W + left + right];
-  const out: [number, number] = [convOutputSize(Hp, kh, stride[0], dilation[0]), convOutputSize(Wp, kw, stride[1], dilation[1])];
-  checkOutputSize('conv2d', [H, W], out, O);
-  const K = Cg * kh * kw;
-  const cols = slidingWindows(xp, { kernel: [kh, kw], stride, dilation, out }, 'kernel-first').reshape([N, groups, K, out[0] * out[1]]);
-  // [groups, O/g, K] @ [N, groups, K, L] → [N, groups, O/g, L]: one matmul per (sample, group).
-  let y = (half ? weight.float() : weight).reshape([groups, O / groups, K]).matmul(cols).reshape([N, O, out[0], out[1]]);
-  if (bias != null) y = y.add((half ? bias.float() : bias).reshape([1, O, 1, 1]));
-  if (half) y = y.to(x.dtype);
-  return input.ndim === 4 ? y : y.squeeze(0);
+  return groups;
 }

@@ -6,8 +6,16 @@ export {
   type GeluApproximate, type SoftmaxOptions, type SoftplusOptions,
 } from './activation.js';
 export { linear } from './linear.js';
-export { conv2d, type Conv2dOptions, type Conv2dPadding } from './conv.js';
-export { maxPool2d, type MaxPool2dOptions } from './pooling.js';
+export {
+  conv1d, conv2d, convTranspose1d, convTranspose2d,
+  type Conv1dOptions, type Conv2dOptions, type Conv1dPadding, type Conv2dPadding, type ConvTranspose1dOptions, type ConvTranspose2dOptions, type Single,
+} from './conv.js';
+export { unfold, fold, type UnfoldOptions } from './fold.js';
+export {
+  maxPool1d, maxPool2d, avgPool1d, avgPool2d, adaptiveAvgPool1d, adaptiveAvgPool2d, adaptiveMaxPool1d, adaptiveMaxPool2d,
+  type MaxPool1dOptions, type MaxPool2dOptions, type AvgPool1dOptions, type AvgPool2dOptions, type AdaptiveMaxPoolOptions, type AdaptiveSize2d,
+} from './pooling.js';
+export { interpolate, pixelShuffle, pixelUnshuffle, type InterpolateMode, type InterpolateOptions } from './resample.js';
 export { dropout, dropout1d, dropout2d, alphaDropout, type DropoutOptions, type DropoutArgs } from './dropout.js';
 export {
   layerNorm, rmsNorm, batchNorm, instanceNorm, groupNorm, normalize,
@@ -23,6 +31,8 @@ export {
 } from './loss.js';
 export { pad, type PadMode } from './pad.js';
 export { scaledDotProductAttention, type ScaledDotProductAttentionOptions } from './attention.js';
+export { oneHot, oneHotAsync } from './one-hot.js';
+export { ctcLoss, type CTCLossOptions, type CTCLengths } from './ctc.js';
 
 /** Merge dims startDim..endDim into one (torch.flatten; nn.Flatten starts at dim 1). */
 export function flatten(input: Tensor, startDim = 0, endDim = -1): Tensor {

@@ -7,6 +7,7 @@ import {
   type BCEOptions, type BCEWithLogitsOptions, type HuberLossOptions, type KLDivOptions, type KLDivReduction, type MarginLossOptions,
   type ReductionOptions, type SmoothL1LossOptions,
 } from '../functional/loss.js';
+import { ctcLoss, type CTCLengths, type CTCLossOptions } from '../functional/ctc.js';
 import { bindArgs, checkReduction, type Args, type Reduction } from '../internal/args.js';
 
 abstract class Loss<In extends unknown[] = [Tensor, Tensor]> extends Module<In, Tensor> {
@@ -231,5 +232,31 @@ export class MarginRankingLoss extends MarginLoss {
 
   forward(input1: Tensor, input2: Tensor, target: Tensor): Tensor {
     return marginRankingLoss(input1, input2, target, this.margin, { reduction: this.reduction });
+  }
+}
+
+/** The connectionist temporal classification loss of log-probabilities against target sequences (`F.ctcLoss`). */
+export class CTCLoss extends Loss<[logProbs: Tensor, targets: Tensor, inputLengths: CTCLengths, targetLengths: CTCLengths]> {
+  /** The blank class (default 0). */
+  readonly blank: number;
+  /** Whether infinite losses (targets no alignment fits) and their gradients become 0 (default false). */
+  readonly zeroInfinity: boolean;
+
+  /** PyTorch's order: `new nn.CTCLoss(0, 'sum', true)`, or by name (`{ zeroInfinity: true }`). */
+  constructor(...args: Args<[blank: number, reduction: Reduction, zeroInfinity: boolean], CTCLossOptions>) {
+    const { blank = 0, reduction = 'mean', zeroInfinity = false } = bindArgs<CTCLossOptions>('CTCLoss', ['blank', 'reduction', 'zeroInfinity'], args);
+    super(reduction);
+    this.blank = blank;
+    this.zeroInfinity = zeroInfinity;
+  }
+
+  /** `logProbs` [T, N, C] (or [T, C]), targets [N, S] or concatenated, and each sample's frame and label counts. */
+  forward(logProbs: Tensor, targets: Tensor, inputLengths: CTCLengths, targetLengths: CTCLengths): Tensor {
+    return ctcLoss(logProbs, targets, inputLengths, targetLengths, { blank: this.blank, reduction: this.reduction, zeroInfinity: this.zeroInfinity });
+  }
+
+  /** The blank, the reduction, then zeroInfinity. */
+  override extraRepr(): string {
+    return `blank=${this.blank}, ${super.extraRepr()}, zeroInfinity=${this.zeroInfinity}`;
   }
 }

@@ -643,6 +643,9 @@ export const IMPLEMENTED = {
   // @core/nn's functional ops, listed for their autocast class
   linear: { kind: 'implemented', autocast: LOWER, doc: '`F.linear`: `x @ Wᵀ + b`.' },
   conv2d: { kind: 'implemented', autocast: LOWER, doc: '`F.conv2d`: 2-D convolution.' },
+  conv1d: { kind: 'implemented', autocast: LOWER, doc: '`F.conv1d`: 1-D convolution.' },
+  convTranspose1d: { kind: 'implemented', autocast: LOWER, doc: '`F.convTranspose1d`: 1-D transposed convolution.' },
+  convTranspose2d: { kind: 'implemented', autocast: LOWER, doc: '`F.convTranspose2d`: 2-D transposed convolution.' },
   layerNorm: { kind: 'implemented', autocast: FLOAT32_CUDA, doc: '`F.layerNorm`: normalization over the last dims.' },
   mseLoss: { kind: 'implemented', autocast: LOSS, doc: '`F.mseLoss`: mean squared error.' },
   nllLoss: { kind: 'implemented', autocast: LOSS, doc: '`F.nllLoss`: negative log likelihood of log-probabilities.' },
@@ -670,6 +673,7 @@ export const IMPLEMENTED = {
   normalize: { kind: 'implemented', autocast: FLOAT32_CUDA, doc: '`F.normalize`: x divided by its p-norm along `dim`.' },
   cosineSimilarity: { kind: 'implemented', autocast: FLOAT32_CUDA, doc: '`F.cosineSimilarity`: cosine of the angle between x1 and x2 along `dim`.' },
   scaledDotProductAttention: { kind: 'implemented', autocast: LOWER, doc: '`F.scaledDotProductAttention`: softmax(q·kᵀ·scale + mask)·v.' },
+  interpolate: { kind: 'implemented', ownKernel: true, autocast: FLOAT32_CUDA, doc: '`F.interpolate`: nearest, linear and bicubic resizing (PyTorch\'s upsample ops).' },
 } as const satisfies Record<string, ImplementedEntry>;
 
 const OPS = { ...UNARY, ...BINARY, ...COMPARE, ...COMPOSITE, ...IMPLEMENTED } as const satisfies Record<string, OpEntry>;
