@@ -104,4 +104,14 @@ describe('dropout modules', () => {
     expect(alpha.forward(x)).not.toBe(x); // modules train by default, unlike F.alphaDropout
     expect(() => new nn.Dropout2d(2)).toThrow('dropout probability has to be between 0 and 1, but got 2');
   });
+
+  it('p can be assigned, as in PyTorch (m.p = 0 turns a trained model\'s dropout off), and is checked at the next forward', () => {
+    const x = ones([64]);
+    const layer = new nn.Dropout(0.5);
+    layer.p = 0;
+    expect(values(layer.forward(x))).toEqual(new Array(64).fill(1));
+    expect(layer.toString()).toBe('Dropout(p=0)');
+    layer.p = 1.5;
+    expect(() => layer.forward(x)).toThrow('dropout probability has to be between 0 and 1, but got 1.5');
+  });
 });

@@ -7,8 +7,8 @@ import { bindArgs, type Args } from '../internal/args.js';
 
 /** What the dropout layers share: p, the generator, and how they print. */
 abstract class DropoutBase extends Module {
-  /** The probability of zeroing an element (or channel). */
-  readonly p: number;
+  /** The probability of zeroing an element (or channel); assignable, as in PyTorch (`m.p = 0`), and checked at each forward. */
+  p: number;
   /** The generator masks are drawn from (undefined: the global one). */
   readonly generator: Generator | undefined;
 
