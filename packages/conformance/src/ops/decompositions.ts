@@ -59,13 +59,19 @@ function withBound(value: NdArray, magnitude: NdArray, dtype: DTypeName, terms: 
 
 // ---- masking ----
 
+/** A bool mask input of `shape` and how many of its elements are true. */
+function maskOf(rng: Rng, shape: number[], layout: Layout = 'contiguous'): { mask: Input; trues: number } {
+  const value = randomArray(rng, 'bool', shape);
+  return { mask: input(value, 'bool', layout), trues: value.data.filter((v) => v !== 0).length };
+}
+
 function maskedFillInfo(name: 'maskedFill' | 'maskedFill_'): OpInfo {
   const inPlace = name === 'maskedFill_';
   return {
     name,
     ...kind('composites', ALL_DTYPES, 'exact'),
     samples: sampled((r, dtype, rng) => {
-      const mask = (shape: number[], layout: Layout = 'contiguous') => input(randomArray(rng, 'bool', shape), 'bool', layout);
+      const mask = (shape: number[], layout?: Layout) => maskOf(rng, shape, layout).mask;
       const value = fillFor(dtype);
       const samples: Sample[] = [
         { name: 'scalar-3x4', inputs: [input(r([3, 4]), dtype), mask([3, 4])], args: { value } },
@@ -80,6 +86,35 @@ function maskedFillInfo(name: 'maskedFill' | 'maskedFill_'): OpInfo {
     reference: ([x, mask, value], a, dtype) => {
       const fill = value ? value.data[0]! : roundTo(dtype, a.value);
       return { value: zipWith([mask!, x!], (m, v) => (m !== 0 ? fill : v)), dtype };
+    },
+  };
+}
+
+function maskedScatterInfo(name: 'maskedScatter' | 'maskedScatter_'): OpInfo {
+  const inPlace = name === 'maskedScatter_';
+  return {
+    name,
+    ...kind('composites', ALL_DTYPES, 'exact'),
+    samples: sampled((r, dtype, rng) => {
+      const full = maskOf(rng, [3, 4]);
+      const row = maskOf(rng, [1, 4]);
+      const strided = maskOf(rng, [2, 5], 'strided');
+      // Sources: exactly as long as needed, longer (its tail unread, non-contiguous) or empty.
+      const samples: Sample[] = [
+        { name: '3x4-exact-source', inputs: [input(r([3, 4]), dtype), full.mask, input(r([full.trues]), dtype)] },
+        { name: 'mask-broadcast-1x4-transposed-source-4x3', inputs: [input(r([3, 4]), dtype, 'transposed'), row.mask, input(r([4, 3]), dtype, 'transposed')] },
+        { name: 'strided-2x5', inputs: [input(r([2, 5]), dtype, 'strided'), strided.mask, input(r([2, 5]), dtype, 'strided')] },
+        { name: 'all-false-empty-source', inputs: [input(r([2, 3]), dtype), input(nd([2, 3]), 'bool'), input(r([0]), dtype)] },
+        { name: '0-dim', inputs: [input(r([]), dtype), input(nd([], [1]), 'bool'), input(r([2]), dtype)] },
+      ];
+      if (!inPlace) samples.push({ name: 'self-broadcast-3x1-mask-3x4', inputs: [input(r([3, 1]), dtype), maskOf(rng, [3, 4]).mask, input(r([12]), dtype)] });
+      return samples;
+    }),
+    call: ([x, mask, source]) => (inPlace ? x!.clone().maskedScatter_(mask!, source!) : x!.maskedScatter(mask!, source!)),
+    reference: ([x, mask, source], _a, dtype) => {
+      // zipWith visits the broadcast positions in row-major order: the k-th true one takes source's element k.
+      let next = 0;
+      return { value: zipWith([mask!, x!], (m, v) => (m !== 0 ? source!.data[next++]! : v)), dtype };
     },
   };
 }
@@ -868,7 +903,7 @@ const TRACE: OpInfo = {
 };
 
 export const DECOMPOSITION_INFOS: OpInfo[] = [
-  maskedFillInfo('maskedFill'), maskedFillInfo('maskedFill_'), triangleInfo('tril'), triangleInfo('triu'),
+  maskedFillInfo('maskedFill'), maskedFillInfo('maskedFill_'), maskedScatterInfo('maskedScatter'), maskedScatterInfo('maskedScatter_'), triangleInfo('tril'), triangleInfo('triu'),
   splitInfo('split'), splitInfo('chunk'), splitInfo('unbind'), FLIP, ROLL, repeatInfo('repeat'), repeatInfo('tile'), REPEAT_INTERLEAVE,
   truthInfo('any'), truthInfo('all'), truthInfo('countNonzero'), normInfo('norm'), normInfo('linalg.vectorNorm'), DIST,
   OUTER, addProductInfo('addmm'), addProductInfo('baddbmm'), EINSUM, LERP, addcInfo('addcmul'), addcInfo('addcdiv'), addcInfo('addcmul', true), addcInfo('addcdiv', true),

@@ -102,6 +102,8 @@ export interface TensorOps {
   logsumexp(dim: number | readonly number[], keepdim?: boolean): Tensor;
   /** `value` where the bool `mask` is true, else this tensor's element (they broadcast); `value` is a number or a 0-dim tensor, which gets a gradient. */
   maskedFill(mask: Tensor, value: number | boolean | Tensor): Tensor;
+  /** This tensor with `source`'s elements (of its dtype), read in row-major order, written one after another where the bool `mask` is true (they broadcast): `source` needs at least as many elements as the mask has trues. That count is checked where the mask's device reads synchronously; elsewhere nothing outside `source` is read, and positions past its end keep this tensor's elements. */
+  maskedScatter(mask: Tensor, source: Tensor): Tensor;
   /** The lower triangle of the last two dims: the elements on and below diagonal `diagonal` (0 the main one, positive above it), zeros elsewhere. */
   tril(diagonal?: number): Tensor;
   /** The lower triangle of the last two dims: the elements on and below diagonal `diagonal` (0 the main one, positive above it), zeros elsewhere. */
@@ -414,6 +416,8 @@ export interface TensorOps {
   diagonal(offset?: number, dim1?: number, options?: { dim2?: number }): Tensor;
   /** In-place `maskedFill`: the mask broadcasts to this tensor's shape. */
   maskedFill_(mask: Tensor, value: number | boolean | Tensor): this;
+  /** In-place `maskedScatter`: the mask broadcasts to this tensor's shape. */
+  maskedScatter_(mask: Tensor, source: Tensor): this;
   /** In-place `addcmul`. */
   addcmul_(tensor1: Tensor, tensor2: Tensor, options?: { value?: number }): this;
   /** In-place `addcdiv`. */
@@ -444,6 +448,11 @@ export function logsumexp(input: Tensor, dim: number | readonly number[], keepdi
 /** `value` where the bool `mask` is true, else this tensor's element (they broadcast); `value` is a number or a 0-dim tensor, which gets a gradient. The function form of `Tensor.maskedFill`. */
 export function maskedFill(input: Tensor, mask: Tensor, value: number | boolean | Tensor): Tensor {
   return input.maskedFill(mask, value);
+}
+
+/** This tensor with `source`'s elements (of its dtype), read in row-major order, written one after another where the bool `mask` is true (they broadcast): `source` needs at least as many elements as the mask has trues. That count is checked where the mask's device reads synchronously; elsewhere nothing outside `source` is read, and positions past its end keep this tensor's elements. The function form of `Tensor.maskedScatter`. */
+export function maskedScatter(input: Tensor, mask: Tensor, source: Tensor): Tensor {
+  return input.maskedScatter(mask, source);
 }
 
 /** The lower triangle of the last two dims: the elements on and below diagonal `diagonal` (0 the main one, positive above it), zeros elsewhere. The function form of `Tensor.tril`. */

@@ -102,12 +102,53 @@ function fillValue(op: string, x: Tensor, value: unknown): Tensor {
   return x.newFull([], value);
 }
 
+/** A mask argument: a bool tensor (PyTorch 1.13's deprecated uint8 masks have no counterpart here). */
+function boolMask(op: string, v: unknown): Tensor {
+  const mask = tensorArgument(op, 'mask', v);
+  if (mask.dtype !== bool) throw new DTypeError(`${op} only supports boolean masks, but got mask with dtype ${mask.dtype.name}`, op, mask.dtype.name);
+  return mask;
+}
+
 /** `(mask, value)`: value where the bool mask is true, else x; mask and x broadcast (in place: to x's shape). */
 export function maskedFill(x: Tensor, args: Args, op = 'maskedFill'): Tensor {
   const a = bindArguments(op, args, ['mask', 'value']);
-  const mask = tensorArgument(op, 'mask', a.mask);
-  if (mask.dtype !== bool) throw new DTypeError(`${op} only supports boolean masks, but got mask with dtype ${mask.dtype.name}`, op, mask.dtype.name);
+  const mask = boolMask(op, a.mask);
   return fillValue(op, x, required(op, 'value', a.value)).where(mask, x);
+}
+
+/**
+ * Where the running count of a mask's trues can be read now (its backend reads synchronously), it
+ * must not pass the number of source elements. Elsewhere the count goes unchecked and maskedScatter
+ * clamps its reads into the source.
+ */
+function checkSourceSize(op: string, trues: Tensor, available: number): void {
+  const n = trues.numel();
+  const count = n === 0 ? 0 : valuesNow(trues.narrow(0, n - 1, 1))?.[0] ?? 0;
+  if (count > available) {
+    throw new ShapeError(`${op}: Number of elements of source (${available}) < number of ones in mask (${count}): source needs at least ${count} elements`, op);
+  }
+}
+
+/**
+ * `(mask, source)`: x with source's elements, read in row-major order, written one after another
+ * where the bool mask is true (mask and x broadcast; in place: to x's shape). The k-th true position
+ * takes source's element k: the running count of trues, less one, indexes the flattened source.
+ * Indices are clamped into the source, so nothing outside it is read even where the count could
+ * not be checked; positions past its end then keep x's elements.
+ */
+export function maskedScatter(x: Tensor, args: Args, op = 'maskedScatter'): Tensor {
+  const a = bindArguments(op, args, ['mask', 'source']);
+  const mask = boolMask(op, a.mask);
+  const source = tensorArgument(op, 'source', a.source);
+  if (source.dtype !== x.dtype) {
+    throw new DTypeError(`${op}: expected self and source to have same dtypes but got ${x.dtype.name} and ${source.dtype.name}`, op, source.dtype.name);
+  }
+  const shape = broadcastShapes([x.shape, mask.shape], op);
+  const trues = mask.expand(shape).reshape([-1]).cumsum(0); // int32: the trues up to each position
+  const n = source.numel();
+  checkSourceSize(op, trues, n);
+  const values = n === 0 ? x : source.reshape([-1]).gather(0, trues.sub(1).clamp(0, n - 1)).view(shape);
+  return values.where(mask.logicalAnd(trues.le(n).view(shape)), x);
 }
 
 /** tril/triu `(diagonal = 0)`: the elements on and below (above) that diagonal of the last two dims, zeros elsewhere. */

@@ -197,6 +197,7 @@ const IMPLEMENTATIONS: { readonly [K in ImplementedMethod]: Bound<TensorOps[K]> 
     return views.diagonal(this, intArgument('diagonal', 'offset', a.offset, 0), intArgument('diagonal', 'dim1', a.dim1, 0), intArgument('diagonal', 'dim2', a.dim2, 1));
   } as Bound<TensorOps['diagonal']>,
   maskedFill_: inPlaceOf('maskedFill_', (x, args) => dec.maskedFill(x, args, 'maskedFill_')) as Bound<TensorOps['maskedFill_']>,
+  maskedScatter_: inPlaceOf('maskedScatter_', (x, args) => dec.maskedScatter(x, args, 'maskedScatter_')) as Bound<TensorOps['maskedScatter_']>,
   addcmul_: inPlaceOf('addcmul_', (x, args) => dec.addcOp('addcmul', checkedCompute('addcmul_', x, args), args, 'addcmul_')) as Bound<TensorOps['addcmul_']>,
   addcdiv_: inPlaceOf('addcdiv_', (x, args) => dec.addcOp('addcdiv', checkedCompute('addcdiv_', x, args), args, 'addcdiv_')) as Bound<TensorOps['addcdiv_']>,
   indexFill_: inPlaceOf('indexFill_', (x, args) => dec.indexFill(x, args, 'indexFill_')) as Bound<TensorOps['indexFill_']>,

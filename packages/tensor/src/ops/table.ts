@@ -261,12 +261,17 @@ const INDEX_VALUE = (returns: string) => `(dim: number, index: Tensor, value: nu
 const ADD_C = (returns: string) => pythonSignatures(['tensor1: Tensor', 'tensor2: Tensor'], ['value?: number'], returns);
 const INDEX_ADD = (returns: string) => pythonSignatures(['dim: number', 'index: Tensor', 'source: Tensor'], ['alpha?: number'], returns);
 const MASKED_FILL = (returns: string) => `(mask: Tensor, value: number | boolean | Tensor): ${returns}`;
+const MASKED_SCATTER = (returns: string) => `(mask: Tensor, source: Tensor): ${returns}`;
 
 /** PyTorch's composite ops written in ops/decompositions.ts. */
 const PYTORCH_COMPOSITES = {
   maskedFill: {
     kind: 'composite', fn: true, signature: MASKED_FILL('Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.maskedFill(x, args),
     doc: '`value` where the bool `mask` is true, else this tensor\'s element (they broadcast); `value` is a number or a 0-dim tensor, which gets a gradient.',
+  },
+  maskedScatter: {
+    kind: 'composite', fn: true, signature: MASKED_SCATTER('Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.maskedScatter(x, args),
+    doc: 'This tensor with `source`\'s elements (of its dtype), read in row-major order, written one after another where the bool `mask` is true (they broadcast): `source` needs at least as many elements as the mask has trues. That count is checked where the mask\'s device reads synchronously; elsewhere nothing outside `source` is read, and positions past its end keep this tensor\'s elements.',
   },
   tril: {
     kind: 'composite', fn: true, signature: pythonSignatures(['diagonal?: number'], [], 'Tensor'), decomposition: (x: Tensor, ...args: Args) => dec.triangle('tril', x, args),
@@ -621,6 +626,7 @@ export const IMPLEMENTED = {
     doc: 'A view of diagonal `offset` (0 the main one, positive above it) of dims `dim1` and `dim2` (0 and 1 by default): those dims are removed and the diagonal is the last dim.',
   },
   maskedFill_: { kind: 'implemented', signature: MASKED_FILL('this'), doc: 'In-place `maskedFill`: the mask broadcasts to this tensor\'s shape.' },
+  maskedScatter_: { kind: 'implemented', signature: MASKED_SCATTER('this'), doc: 'In-place `maskedScatter`: the mask broadcasts to this tensor\'s shape.' },
   addcmul_: { kind: 'implemented', signature: ADD_C('this'), doc: 'In-place `addcmul`.' },
   addcdiv_: { kind: 'implemented', signature: ADD_C('this'), doc: 'In-place `addcdiv`.' },
   indexFill_: { kind: 'implemented', signature: INDEX_VALUE('this'), doc: 'In-place `indexFill`.' },
