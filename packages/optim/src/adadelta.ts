@@ -3,7 +3,7 @@
 import { type Tensor, ValueError, zerosLike } from '@core/tensor';
 import { flag, nonNegative } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
-import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
+import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
 import { gradWithDecay, roundTo, runningSquareAverage_, up } from './opmath.js';
 import { count, likeParam, type StateFields } from './state-fields.js';
 
@@ -43,8 +43,12 @@ const ADADELTA_STATE: StateFields = { step: count(), squareAvg: likeParam(), acc
  * `Δ = √(u + eps)/√(v + eps)·g`, `u = ρ·u + (1−ρ)·Δ²`, `p −= lr·Δ`.
  */
 export class Adadelta extends FirstOrderOptimizer<AdadeltaOptions, AdadeltaState> {
-  constructor(params: ParamsInput<AdadeltaOptions>, options: Partial<AdadeltaOptions> = {}) {
-    super(params, withDefaults(ADADELTA_DEFAULTS, options, 'Adadelta'));
+  /**
+   * PyTorch's `Adadelta(params, lr, rho, eps, weight_decay, foreach, *, maximize)`: the
+   * hyperparameters up to `weightDecay` by position in that order, or by name in a trailing options object.
+   */
+  constructor(params: ParamsInput<AdadeltaOptions>, ...args: OptimizerArgs<[lr: number, rho: number, eps: number, weightDecay: number], AdadeltaOptions>) {
+    super(params, optionsFromArgs('Adadelta', ADADELTA_DEFAULTS, ['lr', 'rho', 'eps', 'weightDecay'], args));
   }
 
   protected checkOptions(o: AdadeltaOptions): void {

@@ -3,7 +3,7 @@
 import { fullLike, type Tensor } from '@core/tensor';
 import { flag, nonNegative } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
-import { type ParamGroup, type ParamGroupInput, type ParamsInput, withDefaults } from './param-groups.js';
+import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamGroupInput, type ParamsInput } from './param-groups.js';
 import { gradWithDecay, roundTo, up } from './opmath.js';
 import { count, likeParam, type StateFields } from './state-fields.js';
 
@@ -44,8 +44,15 @@ const ADAGRAD_STATE: StateFields = { step: count(), sum: likeParam() };
  * parameter exists from the start (`sum` filled with `initialAccumulatorValue`).
  */
 export class Adagrad extends FirstOrderOptimizer<AdagradOptions, AdagradState> {
-  constructor(params: ParamsInput<AdagradOptions>, options: Partial<AdagradOptions> = {}) {
-    super(params, withDefaults(ADAGRAD_DEFAULTS, options, 'Adagrad'));
+  /**
+   * PyTorch's `Adagrad(params, lr, lr_decay, weight_decay, initial_accumulator_value, eps, foreach, *, maximize)`:
+   * the hyperparameters up to `eps` by position in that order, or by name in a trailing options object.
+   */
+  constructor(
+    params: ParamsInput<AdagradOptions>,
+    ...args: OptimizerArgs<[lr: number, lrDecay: number, weightDecay: number, initialAccumulatorValue: number, eps: number], AdagradOptions>
+  ) {
+    super(params, optionsFromArgs('Adagrad', ADAGRAD_DEFAULTS, ['lr', 'lrDecay', 'weightDecay', 'initialAccumulatorValue', 'eps'], args));
   }
 
   /** Adds the group and makes its parameters' state: step 0, sum filled with the group's initialAccumulatorValue. */

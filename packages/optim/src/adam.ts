@@ -3,7 +3,7 @@
 import { fusedAdamStep, type Tensor, zerosLike } from '@core/tensor';
 import { checkAdamFamily, flag } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
-import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
+import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
 import { gradWithDecay, lerp, roundTo, runningSquareAverage_, up } from './opmath.js';
 import { count, likeParam, type StateFields } from './state-fields.js';
 
@@ -42,12 +42,20 @@ export const ADAM_DEFAULTS: Readonly<AdamOptions> = Object.freeze({
   lr: 1e-3, betas: [0.9, 0.999] as [number, number], eps: 1e-8, weightDecay: 0, amsgrad: false, maximize: false,
 });
 
+/** Adam's and AdamW's arguments after `params`: PyTorch's positional ones, then keyword-only `maximize`. */
+type AdamArgs = OptimizerArgs<[lr: number, betas: [number, number], eps: number, weightDecay: number, amsgrad: boolean], AdamOptions>;
+const ADAM_POSITIONAL = ['lr', 'betas', 'eps', 'weightDecay', 'amsgrad'] as const;
+
 /**
  * Adam (PyTorch's `torch.optim.Adam`), with L2 weight decay added to the gradient; moments kept per parameter, on its device and in its dtype.
  */
 export class Adam extends FirstOrderOptimizer<AdamOptions, AdamState> {
-  constructor(params: ParamsInput<AdamOptions>, options: Partial<AdamOptions> = {}) {
-    super(params, withDefaults(ADAM_DEFAULTS, options, 'Adam'));
+  /**
+   * PyTorch's `Adam(params, lr, betas, eps, weight_decay, amsgrad, *, maximize)`: the
+   * hyperparameters by position in that order, or by name in a trailing options object.
+   */
+  constructor(params: ParamsInput<AdamOptions>, ...args: AdamArgs) {
+    super(params, optionsFromArgs('Adam', ADAM_DEFAULTS, ADAM_POSITIONAL, args));
   }
 
   /** AdamW: weight decay scales the parameter instead of adding to the gradient. */
@@ -108,8 +116,9 @@ export const ADAMW_DEFAULTS: Readonly<AdamOptions> = Object.freeze({ ...ADAM_DEF
 
 /** Adam with decoupled weight decay, default 1e-2: `p *= 1 − lr·wd` before the moments (OPT-9). */
 export class AdamW extends Adam {
-  constructor(params: ParamsInput<AdamOptions>, options: Partial<AdamOptions> = {}) {
-    super(params, withDefaults(ADAMW_DEFAULTS, options, 'AdamW'));
+  /** PyTorch's `AdamW(params, lr, betas, eps, weight_decay, amsgrad, *, maximize)`, bound as {@link Adam}'s. */
+  constructor(params: ParamsInput<AdamOptions>, ...args: AdamArgs) {
+    super(params, optionsFromArgs('AdamW', ADAMW_DEFAULTS, ADAM_POSITIONAL, args));
   }
 
   protected override get decoupledWeightDecay(): boolean {

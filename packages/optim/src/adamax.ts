@@ -2,7 +2,7 @@
 import { type Tensor, zerosLike } from '@core/tensor';
 import { checkAdamFamily, flag } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
-import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
+import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
 import { gradWithDecay, roundTo, runningAverage_, up } from './opmath.js';
 import { count, likeParam, type StateFields } from './state-fields.js';
 
@@ -42,8 +42,12 @@ const ADAMAX_STATE: StateFields = { step: count(), expAvg: likeParam(), expInf: 
  * `p −= lr/(1 − β1^t)·m/u`.
  */
 export class Adamax extends FirstOrderOptimizer<AdamaxOptions, AdamaxState> {
-  constructor(params: ParamsInput<AdamaxOptions>, options: Partial<AdamaxOptions> = {}) {
-    super(params, withDefaults(ADAMAX_DEFAULTS, options, 'Adamax'));
+  /**
+   * PyTorch's `Adamax(params, lr, betas, eps, weight_decay, foreach, *, maximize)`: the
+   * hyperparameters up to `weightDecay` by position in that order, or by name in a trailing options object.
+   */
+  constructor(params: ParamsInput<AdamaxOptions>, ...args: OptimizerArgs<[lr: number, betas: [number, number], eps: number, weightDecay: number], AdamaxOptions>) {
+    super(params, optionsFromArgs('Adamax', ADAMAX_DEFAULTS, ['lr', 'betas', 'eps', 'weightDecay'], args));
   }
 
   protected checkOptions(o: AdamaxOptions): void {

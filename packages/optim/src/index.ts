@@ -9,7 +9,7 @@ export {
   Optimizer, FirstOrderOptimizer, type OptimizerStateDict, type ParamState, type ParamWithGrad, type StateValue,
 } from './optimizer.js';
 export type { StateField, StateFields } from './state-fields.js';
-export type { ParamGroup, ParamGroupInput, ParamsInput, SchedulerGroupFields } from './param-groups.js';
+export type { OptimizerArgs, ParamGroup, ParamGroupInput, ParamsInput, SchedulerGroupFields } from './param-groups.js';
 export { SGD, SGD_DEFAULTS, type SGDOptions, type SGDState } from './sgd.js';
 export { Adam, AdamW, ADAM_DEFAULTS, ADAMW_DEFAULTS, type AdamOptions, type AdamState } from './adam.js';
 export { RMSprop, RMSPROP_DEFAULTS, type RMSpropOptions, type RMSpropState } from './rmsprop.js';
@@ -21,7 +21,7 @@ export { RAdam, RADAM_DEFAULTS, type RAdamOptions, type RAdamState } from './rad
 export { LBFGS, LBFGS_DEFAULTS, type LBFGSOptions, type LBFGSState } from './lbfgs.js';
 export {
   LRScheduler, StepLR, MultiStepLR, ExponentialLR, ConstantLR, LinearLR, CosineAnnealingLR, LambdaLR, MultiplicativeLR,
-  type SchedulableGroup, type SchedulableOptimizer, type SchedulerOptions, type SchedulerStateDict, type SchedulerValue,
+  type SchedulableGroup, type SchedulableOptimizer, type SchedulerArgs, type SchedulerOptions, type SchedulerStateDict, type SchedulerValue,
   type StepLROptions, type MultiStepLROptions, type ExponentialLROptions, type ConstantLROptions, type LinearLROptions,
   type CosineAnnealingLROptions, type LambdaLROptions, type LambdaSchedulerStateDict, type LrLambda,
 } from './lr-scheduler.js';

@@ -6,7 +6,7 @@
 import { cat, enableGrad, getBackend, Tensor, TensorError, ValueError, zeros } from '@core/tensor';
 import { nonNegative, positiveInteger } from './checks.js';
 import { Optimizer } from './optimizer.js';
-import { type ParamGroup, type ParamGroupInput, type ParamsInput, withDefaults } from './param-groups.js';
+import { givenOptions, type OptimizerArgs, type ParamGroup, type ParamGroupInput, type ParamsInput, withDefaults } from './param-groups.js';
 import { up } from './opmath.js';
 import { describeValue, listOf, numberField, type StateFields, tensorOfShape } from './state-fields.js';
 
@@ -108,9 +108,20 @@ const WOLFE = { c1: 1e-4, c2: 0.9, toleranceChange: 1e-9, maxLs: 25 } as const;
  * `await stepAsync(closure)`, which also accepts an async closure, runs the same algorithm.
  */
 export class LBFGS extends Optimizer<LBFGSOptions, LBFGSState> {
-  constructor(params: ParamsInput<LBFGSOptions>, options: Partial<LBFGSOptions> = {}) {
-    const maxEval = options.maxEval ?? Math.floor(((options.maxIter ?? LBFGS_DEFAULTS.maxIter) * 5) / 4);
-    super(params, withDefaults(LBFGS_DEFAULTS, { ...options, maxEval }, 'LBFGS'));
+  /**
+   * PyTorch's `LBFGS(params, lr, max_iter, max_eval, tolerance_grad, tolerance_change, history_size, line_search_fn)`:
+   * the hyperparameters by position in that order, or by name in a trailing options object.
+   */
+  constructor(
+    params: ParamsInput<LBFGSOptions>,
+    ...args: OptimizerArgs<
+      [lr: number, maxIter: number, maxEval: number, toleranceGrad: number, toleranceChange: number, historySize: number, lineSearchFn: LBFGSOptions['lineSearchFn']],
+      LBFGSOptions
+    >
+  ) {
+    const given = givenOptions('LBFGS', LBFGS_DEFAULTS, ['lr', 'maxIter', 'maxEval', 'toleranceGrad', 'toleranceChange', 'historySize', 'lineSearchFn'], args);
+    const maxEval = given.maxEval ?? Math.floor(((given.maxIter ?? LBFGS_DEFAULTS.maxIter) * 5) / 4);
+    super(params, withDefaults(LBFGS_DEFAULTS, { ...given, maxEval }, 'LBFGS'));
   }
 
   /** LBFGS takes exactly one parameter group: a second one is a ValueError, as in PyTorch. */

@@ -1,8 +1,7 @@
 // Schedulers made of schedulers: SequentialLR (one after another, switching at milestones) and
 // ChainedScheduler (all at once, their chainable forms composing).
 import { ValueError } from '@core/tensor';
-import { checkOptionNames } from './checks.js';
-import { LRScheduler, type SchedulableOptimizer, type SchedulerValue } from './lr-scheduler.js';
+import { LRScheduler, type SchedulableOptimizer, type SchedulerArgs, schedulerOptions, type SchedulerValue } from './lr-scheduler.js';
 import { checkFields, epochIndex, finite, list, nonNegativeInt, prefixErrors } from './scheduler-checks.js';
 import { describeValue } from './state-fields.js';
 
@@ -100,9 +99,12 @@ export class SequentialLR {
   private milestones: number[];
   private lastLr: number[];
 
-  constructor(optimizer: SchedulableOptimizer, options: SequentialLROptions) {
-    checkOptionNames('SequentialLR', options, ['schedulers', 'milestones', 'lastEpoch']);
-    const { schedulers, milestones, lastEpoch = -1 } = options;
+  /** PyTorch's `SequentialLR(optimizer, schedulers, milestones, last_epoch)`: by position in that order, or by name. */
+  constructor(
+    optimizer: SchedulableOptimizer,
+    ...args: SchedulerArgs<[schedulers: readonly AnyLRScheduler[], milestones: readonly number[]], [lastEpoch: number], SequentialLROptions>
+  ) {
+    const { schedulers, milestones, lastEpoch = -1 } = schedulerOptions<SequentialLROptions>('SequentialLR', args, ['schedulers', 'milestones'], ['lastEpoch']);
     checkSchedulerList('SequentialLR', schedulers, (s) => s instanceof LRScheduler, 'an LRScheduler');
     checkSameOptimizer('Sequential Schedulers', schedulers, optimizer);
     SequentialLR.checkMilestones(milestones, schedulers.length);

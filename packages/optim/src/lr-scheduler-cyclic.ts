@@ -1,8 +1,9 @@
 // Schedules that rise and fall within a cycle: CyclicLR, OneCycleLR (both can cycle momentum the
 // other way) and CosineAnnealingWarmRestarts. Each computes the lr from the epoch in closed form.
 import { ValueError } from '@core/tensor';
-import { checkOptionNames } from './checks.js';
-import { LRScheduler, type SchedulableGroup, type SchedulableOptimizer, type SchedulerOptions } from './lr-scheduler.js';
+import {
+  LRScheduler, type SchedulableGroup, type SchedulableOptimizer, type SchedulerArgs, schedulerOptions, type SchedulerOptions,
+} from './lr-scheduler.js';
 import {
   bool, checkFields, epochIndex, finite, list, lrFactor, nonNegative, nullable, num, oneOf, positive, positiveInt, unitClosed, type Check,
 } from './scheduler-checks.js';
@@ -90,14 +91,28 @@ export interface CyclicLRHyperparameters {
 export class CyclicLR extends LRScheduler<CyclicLRHyperparameters> {
   private readonly scaleFn: ScaleFn | null;
 
-  constructor(optimizer: SchedulableOptimizer, options: CyclicLROptions) {
-    checkOptionNames('CyclicLR', options, [
-      'baseLr', 'maxLr', 'stepSizeUp', 'stepSizeDown', 'mode', 'gamma', 'scaleFn', 'scaleMode', 'cycleMomentum', 'baseMomentum', 'maxMomentum', 'lastEpoch',
-    ]);
+  /**
+   * PyTorch's `CyclicLR(optimizer, base_lr, max_lr, step_size_up, step_size_down, mode, gamma, scale_fn, scale_mode,
+   * cycle_momentum, base_momentum, max_momentum, last_epoch)`: by position in that order, or by name.
+   */
+  constructor(
+    optimizer: SchedulableOptimizer,
+    ...args: SchedulerArgs<
+      [baseLr: CyclicLROptions['baseLr'], maxLr: CyclicLROptions['maxLr']],
+      [
+        stepSizeUp: number, stepSizeDown: number | null, mode: NonNullable<CyclicLROptions['mode']>, gamma: number, scaleFn: ScaleFn | null,
+        scaleMode: NonNullable<CyclicLROptions['scaleMode']>, cycleMomentum: boolean, baseMomentum: number | readonly number[],
+        maxMomentum: number | readonly number[], lastEpoch: number,
+      ],
+      CyclicLROptions
+    >
+  ) {
     const {
       baseLr, maxLr, stepSizeUp = 2000, stepSizeDown = null, mode = 'triangular', gamma = 1, scaleFn = null, scaleMode = 'cycle',
       cycleMomentum = true, baseMomentum = 0.8, maxMomentum = 0.9, lastEpoch = -1,
-    } = options;
+    } = schedulerOptions<CyclicLROptions>('CyclicLR', args, ['baseLr', 'maxLr'], [
+      'stepSizeUp', 'stepSizeDown', 'mode', 'gamma', 'scaleFn', 'scaleMode', 'cycleMomentum', 'baseMomentum', 'maxMomentum', 'lastEpoch',
+    ]);
     // Everything is checked before the groups change.
     checkFields('CyclicLR', {
       baseLr: perGroupCheck(nonNegative), maxLr: perGroupCheck(nonNegative), stepSizeUp: positive, stepSizeDown: nullable(nonNegative),
@@ -257,15 +272,29 @@ function phaseAt(hp: OneCycleLRHyperparameters, step: number): { phase: Phase; p
  * with the optimizer's state dict. Stepping past totalSteps is a ValueError.
  */
 export class OneCycleLR extends LRScheduler<OneCycleLRHyperparameters> {
-  constructor(optimizer: SchedulableOptimizer, options: OneCycleLROptions) {
-    checkOptionNames('OneCycleLR', options, [
-      'maxLr', 'totalSteps', 'epochs', 'stepsPerEpoch', 'pctStart', 'annealStrategy', 'cycleMomentum', 'baseMomentum', 'maxMomentum',
-      'divFactor', 'finalDivFactor', 'threePhase', 'lastEpoch',
-    ]);
+  /**
+   * PyTorch's `OneCycleLR(optimizer, max_lr, total_steps, epochs, steps_per_epoch, pct_start, anneal_strategy, cycle_momentum,
+   * base_momentum, max_momentum, div_factor, final_div_factor, three_phase, last_epoch)`: by position in that order, or by name.
+   */
+  constructor(
+    optimizer: SchedulableOptimizer,
+    ...args: SchedulerArgs<
+      [maxLr: OneCycleLROptions['maxLr']],
+      [
+        totalSteps: number | null, epochs: number | null, stepsPerEpoch: number | null, pctStart: number,
+        annealStrategy: NonNullable<OneCycleLROptions['annealStrategy']>, cycleMomentum: boolean, baseMomentum: number | readonly number[],
+        maxMomentum: number | readonly number[], divFactor: number, finalDivFactor: number, threePhase: boolean, lastEpoch: number,
+      ],
+      OneCycleLROptions
+    >
+  ) {
     const {
       maxLr, totalSteps = null, epochs = null, stepsPerEpoch = null, pctStart = 0.3, annealStrategy = 'cos', cycleMomentum = true,
       baseMomentum = 0.85, maxMomentum = 0.95, divFactor = 25, finalDivFactor = 1e4, threePhase = false, lastEpoch = -1,
-    } = options;
+    } = schedulerOptions<OneCycleLROptions>('OneCycleLR', args, ['maxLr'], [
+      'totalSteps', 'epochs', 'stepsPerEpoch', 'pctStart', 'annealStrategy', 'cycleMomentum', 'baseMomentum', 'maxMomentum',
+      'divFactor', 'finalDivFactor', 'threePhase', 'lastEpoch',
+    ]);
     if (totalSteps === null && (epochs === null || stepsPerEpoch === null)) {
       throw new ValueError('You must define either total_steps OR (epochs AND steps_per_epoch)');
     }
@@ -369,9 +398,14 @@ export interface CosineAnnealingWarmRestartsHyperparameters {
  * fractional epochs (e.g. `epoch + i / iters` within an epoch).
  */
 export class CosineAnnealingWarmRestarts extends LRScheduler<CosineAnnealingWarmRestartsHyperparameters> {
-  constructor(optimizer: SchedulableOptimizer, options: CosineAnnealingWarmRestartsOptions) {
-    checkOptionNames('CosineAnnealingWarmRestarts', options, ['t0', 'tMult', 'etaMin', 'lastEpoch']);
-    const { t0, tMult = 1, etaMin = 0, lastEpoch = -1 } = options;
+  /** PyTorch's `CosineAnnealingWarmRestarts(optimizer, T_0, T_mult, eta_min, last_epoch)`: by position in that order, or by name. */
+  constructor(
+    optimizer: SchedulableOptimizer,
+    ...args: SchedulerArgs<[t0: number], [tMult: number, etaMin: number, lastEpoch: number], CosineAnnealingWarmRestartsOptions>
+  ) {
+    const { t0, tMult = 1, etaMin = 0, lastEpoch = -1 } = schedulerOptions<CosineAnnealingWarmRestartsOptions>(
+      'CosineAnnealingWarmRestarts', args, ['t0'], ['tMult', 'etaMin', 'lastEpoch'],
+    );
     super(optimizer, { t0, tI: t0, tMult, etaMin, tCur: lastEpoch }, lastEpoch);
     this.initialStep();
   }

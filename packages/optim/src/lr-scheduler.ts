@@ -2,8 +2,8 @@
 // `step()` uses each scheduler's chainable form, which scales the lr the group has now (so two
 // schedulers on one optimizer compose); `step(epoch)` uses the closed form in the epoch where
 // PyTorch has one, which SequentialLR relies on at its milestones.
-import { ValueError } from '@core/tensor';
-import { checkOptionNames } from './checks.js';
+import { bindArguments, ValueError } from '@core/tensor';
+import type { OptimizerArgs } from './param-groups.js';
 import {
   checkFields, epochIndex, finite, list, lrFactor, nonNegativeInt, positive, positiveInt, prefixErrors, unitClosed,
 } from './scheduler-checks.js';
@@ -51,6 +51,38 @@ export type SchedulerStateDict<H extends object> = H & {
   /** The lr each group got at the last `step()`. */
   lastLr: number[];
 };
+
+/** The non-empty leading runs of `R` shorter than `R` itself. */
+type ShorterRuns<R extends readonly unknown[]> = R extends readonly [...infer Init, unknown]
+  ? Init extends readonly [] ? never : Init | ShorterRuns<Init>
+  : never;
+
+/**
+ * A scheduler's arguments after the optimizer, bound as Python binds PyTorch's: its required
+ * parameters `R` by position, then any leading run of its optional ones `P` in PyTorch's order
+ * (undefined skips one) and optionally an options object naming the rest
+ * (`new StepLR(optimizer, 30, 0.1)`, `new StepLR(optimizer, 30, { gamma: 0.1 })`); or the options
+ * object alone, naming the required ones too (`new StepLR(optimizer, { stepSize: 30 })`), or
+ * after the first required ones.
+ */
+export type SchedulerArgs<R extends readonly unknown[], P extends readonly unknown[], O extends object> =
+  | [...R, ...OptimizerArgs<P, O>]
+  | [options: O]
+  | (ShorterRuns<R> extends infer Run extends readonly unknown[] ? [...Run, Partial<O>] : never);
+
+/**
+ * A scheduler's options from its constructor arguments (see {@link SchedulerArgs}): `required`
+ * then `optional` are PyTorch's parameters in its order. A name given both ways, one the
+ * scheduler does not have, more positional values than parameters, or a required one missing is
+ * a TypeError naming it and `owner`.
+ */
+export function schedulerOptions<O extends object>(
+  owner: string, args: readonly unknown[], required: readonly (keyof O & string)[], optional: readonly (keyof O & string)[],
+): O {
+  const given = bindArguments(owner, args, [...required, ...optional]);
+  for (const name of required) if (given[name] === undefined) throw new TypeError(`${owner}() missing required argument '${name}'`);
+  return given as O;
+}
 
 /** Options every scheduler takes. */
 export interface SchedulerOptions {
@@ -221,9 +253,9 @@ export class StepLR extends LRScheduler<{
   /** The factor of each decay. */
   gamma: number;
 }> {
-  constructor(optimizer: SchedulableOptimizer, options: StepLROptions) {
-    checkOptionNames('StepLR', options, ['stepSize', 'gamma', 'lastEpoch']);
-    const { stepSize, gamma = 0.1, lastEpoch = -1 } = options;
+  /** PyTorch's `StepLR(optimizer, step_size, gamma, last_epoch)`: by position in that order, or by name. */
+  constructor(optimizer: SchedulableOptimizer, ...args: SchedulerArgs<[stepSize: number], [gamma: number, lastEpoch: number], StepLROptions>) {
+    const { stepSize, gamma = 0.1, lastEpoch = -1 } = schedulerOptions<StepLROptions>('StepLR', args, ['stepSize'], ['gamma', 'lastEpoch']);
     super(optimizer, { stepSize, gamma }, lastEpoch);
     this.initialStep();
   }
@@ -265,9 +297,12 @@ export class MultiStepLR extends LRScheduler<{
   /** The factor of each decay. */
   gamma: number;
 }> {
-  constructor(optimizer: SchedulableOptimizer, options: MultiStepLROptions) {
-    checkOptionNames('MultiStepLR', options, ['milestones', 'gamma', 'lastEpoch']);
-    const { milestones, gamma = 0.1, lastEpoch = -1 } = options;
+  /** PyTorch's `MultiStepLR(optimizer, milestones, gamma, last_epoch)`: by position in that order, or by name. */
+  constructor(
+    optimizer: SchedulableOptimizer,
+    ...args: SchedulerArgs<[milestones: readonly number[]], [gamma: number, lastEpoch: number], MultiStepLROptions>
+  ) {
+    const { milestones, gamma = 0.1, lastEpoch = -1 } = schedulerOptions<MultiStepLROptions>('MultiStepLR', args, ['milestones'], ['gamma', 'lastEpoch']);
     checkFields('MultiStepLR', { milestones: MILESTONES }, { milestones });
     super(optimizer, { milestones: [...milestones].sort((a, b) => a - b), gamma }, lastEpoch);
     this.initialStep();
@@ -300,9 +335,9 @@ export class ExponentialLR extends LRScheduler<{
   /** The factor of each epoch's decay. */
   gamma: number;
 }> {
-  constructor(optimizer: SchedulableOptimizer, options: ExponentialLROptions) {
-    checkOptionNames('ExponentialLR', options, ['gamma', 'lastEpoch']);
-    const { gamma, lastEpoch = -1 } = options;
+  /** PyTorch's `ExponentialLR(optimizer, gamma, last_epoch)`: by position in that order, or by name. */
+  constructor(optimizer: SchedulableOptimizer, ...args: SchedulerArgs<[gamma: number], [lastEpoch: number], ExponentialLROptions>) {
+    const { gamma, lastEpoch = -1 } = schedulerOptions<ExponentialLROptions>('ExponentialLR', args, ['gamma'], ['lastEpoch']);
     super(optimizer, { gamma }, lastEpoch);
     this.initialStep();
   }
@@ -335,9 +370,9 @@ export class ConstantLR extends LRScheduler<{
   /** The epoch at which the lr returns to its base value. */
   totalIters: number;
 }> {
-  constructor(optimizer: SchedulableOptimizer, options: ConstantLROptions = {}) {
-    checkOptionNames('ConstantLR', options, ['factor', 'totalIters', 'lastEpoch']);
-    const { factor = 1 / 3, totalIters = 5, lastEpoch = -1 } = options;
+  /** PyTorch's `ConstantLR(optimizer, factor, total_iters, last_epoch)`: by position in that order, or by name. */
+  constructor(optimizer: SchedulableOptimizer, ...args: SchedulerArgs<[], [factor: number, totalIters: number, lastEpoch: number], ConstantLROptions>) {
+    const { factor = 1 / 3, totalIters = 5, lastEpoch = -1 } = schedulerOptions<ConstantLROptions>('ConstantLR', args, [], ['factor', 'totalIters', 'lastEpoch']);
     super(optimizer, { factor, totalIters }, lastEpoch);
     this.initialStep();
   }
@@ -378,9 +413,14 @@ export class LinearLR extends LRScheduler<{
   /** Epochs from startFactor to endFactor. */
   totalIters: number;
 }> {
-  constructor(optimizer: SchedulableOptimizer, options: LinearLROptions = {}) {
-    checkOptionNames('LinearLR', options, ['startFactor', 'endFactor', 'totalIters', 'lastEpoch']);
-    const { startFactor = 1 / 3, endFactor = 1, totalIters = 5, lastEpoch = -1 } = options;
+  /** PyTorch's `LinearLR(optimizer, start_factor, end_factor, total_iters, last_epoch)`: by position in that order, or by name. */
+  constructor(
+    optimizer: SchedulableOptimizer,
+    ...args: SchedulerArgs<[], [startFactor: number, endFactor: number, totalIters: number, lastEpoch: number], LinearLROptions>
+  ) {
+    const { startFactor = 1 / 3, endFactor = 1, totalIters = 5, lastEpoch = -1 } = schedulerOptions<LinearLROptions>(
+      'LinearLR', args, [], ['startFactor', 'endFactor', 'totalIters', 'lastEpoch'],
+    );
     super(optimizer, { startFactor, endFactor, totalIters }, lastEpoch);
     this.initialStep();
   }
@@ -422,9 +462,9 @@ export class CosineAnnealingLR extends LRScheduler<{
   /** The lowest lr. */
   etaMin: number;
 }> {
-  constructor(optimizer: SchedulableOptimizer, options: CosineAnnealingLROptions) {
-    checkOptionNames('CosineAnnealingLR', options, ['tMax', 'etaMin', 'lastEpoch']);
-    const { tMax, etaMin = 0, lastEpoch = -1 } = options;
+  /** PyTorch's `CosineAnnealingLR(optimizer, T_max, eta_min, last_epoch)`: by position in that order, or by name. */
+  constructor(optimizer: SchedulableOptimizer, ...args: SchedulerArgs<[tMax: number], [etaMin: number, lastEpoch: number], CosineAnnealingLROptions>) {
+    const { tMax, etaMin = 0, lastEpoch = -1 } = schedulerOptions<CosineAnnealingLROptions>('CosineAnnealingLR', args, ['tMax'], ['etaMin', 'lastEpoch']);
     super(optimizer, { tMax, etaMin }, lastEpoch);
     this.initialStep();
   }
@@ -516,10 +556,11 @@ export class LambdaLR extends LRScheduler<Record<never, never>> {
   /** One lambda per group. */
   readonly lrLambdas: readonly LrLambda[];
 
-  constructor(optimizer: SchedulableOptimizer, options: LambdaLROptions) {
-    checkOptionNames(new.target.name, options, ['lrLambda', 'lastEpoch']);
-    const lrLambdas = lambdasFor(new.target.name, optimizer, options.lrLambda);
-    super(optimizer, {}, options.lastEpoch ?? -1);
+  /** PyTorch's `LambdaLR(optimizer, lr_lambda, last_epoch)` (and MultiplicativeLR's): by position in that order, or by name. */
+  constructor(optimizer: SchedulableOptimizer, ...args: SchedulerArgs<[lrLambda: LambdaLROptions['lrLambda']], [lastEpoch: number], LambdaLROptions>) {
+    const { lrLambda, lastEpoch = -1 } = schedulerOptions<LambdaLROptions>(new.target.name, args, ['lrLambda'], ['lastEpoch']);
+    const lrLambdas = lambdasFor(new.target.name, optimizer, lrLambda);
+    super(optimizer, {}, lastEpoch);
     this.lrLambdas = lrLambdas;
     this.initialStep();
   }

@@ -3,7 +3,7 @@
 import { type Tensor, zerosLike } from '@core/tensor';
 import { checkAdamFamily, nonNegative } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
-import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
+import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
 import { gradWithDecay, roundTo, runningAverage_, runningSquareAverage_, up } from './opmath.js';
 import { count, likeParam, numberField, type StateFields } from './state-fields.js';
 
@@ -53,8 +53,15 @@ const NADAM_STATE: StateFields = {
  * twice, a slip fixed in PyTorch 2.0.
  */
 export class NAdam extends FirstOrderOptimizer<NAdamOptions, NAdamState> {
-  constructor(params: ParamsInput<NAdamOptions>, options: Partial<NAdamOptions> = {}) {
-    super(params, withDefaults(NADAM_DEFAULTS, options, 'NAdam'));
+  /**
+   * PyTorch's `NAdam(params, lr, betas, eps, weight_decay, momentum_decay, foreach)`: the
+   * hyperparameters up to `momentumDecay` by position in that order, or by name in a trailing options object.
+   */
+  constructor(
+    params: ParamsInput<NAdamOptions>,
+    ...args: OptimizerArgs<[lr: number, betas: [number, number], eps: number, weightDecay: number, momentumDecay: number], NAdamOptions>
+  ) {
+    super(params, optionsFromArgs('NAdam', NADAM_DEFAULTS, ['lr', 'betas', 'eps', 'weightDecay', 'momentumDecay'], args));
   }
 
   protected checkOptions(o: NAdamOptions): void {

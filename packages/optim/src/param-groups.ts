@@ -1,6 +1,7 @@
-// Turning the `params` argument of an optimizer into parameter groups, PyTorch style: a list of
-// tensors is one group; a list of `{ params, ...overrides }` objects is one group each.
-import { Tensor, ValueError } from '@core/tensor';
+// Turning an optimizer's constructor arguments into parameter groups, PyTorch style: a list of
+// tensors is one group; a list of `{ params, ...overrides }` objects is one group each; the
+// hyperparameters after `params` bind by position or by name, as Python binds them.
+import { bindArguments, Tensor, ValueError } from '@core/tensor';
 import { checkOptionNames } from './checks.js';
 
 /** The fields LR schedulers keep in a parameter group (PyTorch's `initial_lr`, `max_lr`, …). */
@@ -92,4 +93,35 @@ export function withDefaults<O extends object>(defaults: O, options: Partial<O>,
   for (const [key, value] of Object.entries(defaults)) out[key] = copyOption(value);
   for (const [key, value] of Object.entries(options)) if (value !== undefined) out[key] = copyOption(value);
   return out as O;
+}
+
+/** The leading runs of the parameters `P`, each parameter skippable with undefined. */
+type LeadingRuns<P extends readonly unknown[]> = P extends readonly [...infer Init, unknown]
+  ? { [I in keyof P]: P[I] | undefined } | LeadingRuns<Init>
+  : P;
+
+/**
+ * An optimizer's arguments after `params`, bound as Python binds PyTorch's: any leading run of
+ * the positional hyperparameters `P` in PyTorch's order (undefined skips one), then optionally an
+ * options object `Partial<O>` naming the others, keyword-only ones included
+ * (`new SGD(params, 0.1, 0.9)`, `new SGD(params, 0.1, { momentum: 0.9 })`, `new SGD(params, { lr: 0.1 })`).
+ */
+export type OptimizerArgs<P extends readonly unknown[], O extends object> = LeadingRuns<P> extends infer Run extends readonly unknown[]
+  ? Run | [...Run, Partial<O> | undefined]
+  : never;
+
+/**
+ * The options given in an optimizer's constructor arguments (see {@link OptimizerArgs}), by
+ * name: `positional` are PyTorch's positional hyperparameters in its order, the other options of
+ * `defaults` are keyword-only. A name given both ways, one the optimizer does not have, or more
+ * positional values than `positional` is a TypeError naming it and `owner`.
+ */
+export function givenOptions<O extends object>(owner: string, defaults: O, positional: readonly (keyof O & string)[], args: readonly unknown[]): Partial<O> {
+  const keywordOnly = Object.keys(defaults).filter((name) => !(positional as readonly string[]).includes(name));
+  return bindArguments(owner, args, positional, keywordOnly) as Partial<O>;
+}
+
+/** {@link givenOptions} with `defaults` for the options not given. */
+export function optionsFromArgs<O extends object>(owner: string, defaults: O, positional: readonly (keyof O & string)[], args: readonly unknown[]): O {
+  return withDefaults(defaults, givenOptions(owner, defaults, positional, args), owner);
 }

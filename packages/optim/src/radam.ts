@@ -3,7 +3,7 @@
 import { type Tensor, zerosLike } from '@core/tensor';
 import { checkAdamFamily } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
-import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
+import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
 import { gradWithDecay, roundTo, runningAverage_, runningSquareAverage_, up } from './opmath.js';
 import { count, likeParam, type StateFields } from './state-fields.js';
 
@@ -43,8 +43,12 @@ const RADAM_STATE: StateFields = { step: count(), expAvg: likeParam(), expAvgSq:
  * else `p −= lr·m̂`.
  */
 export class RAdam extends FirstOrderOptimizer<RAdamOptions, RAdamState> {
-  constructor(params: ParamsInput<RAdamOptions>, options: Partial<RAdamOptions> = {}) {
-    super(params, withDefaults(RADAM_DEFAULTS, options, 'RAdam'));
+  /**
+   * PyTorch's `RAdam(params, lr, betas, eps, weight_decay, foreach)`: the hyperparameters up to
+   * `weightDecay` by position in that order, or by name in a trailing options object.
+   */
+  constructor(params: ParamsInput<RAdamOptions>, ...args: OptimizerArgs<[lr: number, betas: [number, number], eps: number, weightDecay: number], RAdamOptions>) {
+    super(params, optionsFromArgs('RAdam', RADAM_DEFAULTS, ['lr', 'betas', 'eps', 'weightDecay'], args));
   }
 
   protected checkOptions(o: RAdamOptions): void {

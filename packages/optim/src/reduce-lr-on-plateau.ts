@@ -1,8 +1,7 @@
 // ReduceLROnPlateau: lower the lr when a metric stops improving. Unlike the other schedulers it is
 // driven by a measured value, not by the epoch count.
 import { ValueError } from '@core/tensor';
-import { checkOptionNames } from './checks.js';
-import type { SchedulableOptimizer } from './lr-scheduler.js';
+import { type SchedulableOptimizer, type SchedulerArgs, schedulerOptions } from './lr-scheduler.js';
 import {
   checkFields, finite, list, nonNegative, nonNegativeInt, num, oneOf, prefixErrors, type Check,
 } from './scheduler-checks.js';
@@ -70,9 +69,25 @@ export class ReduceLROnPlateau {
   readonly optimizer: SchedulableOptimizer;
   private s: ReduceLROnPlateauStateDict;
 
-  constructor(optimizer: SchedulableOptimizer, options: ReduceLROnPlateauOptions = {}) {
-    checkOptionNames('ReduceLROnPlateau', options, ['mode', 'factor', 'patience', 'threshold', 'thresholdMode', 'cooldown', 'minLr', 'eps']);
-    const { mode = 'min', factor = 0.1, patience = 10, threshold = 1e-4, thresholdMode = 'rel', cooldown = 0, minLr = 0, eps = 1e-8 } = options;
+  /**
+   * PyTorch's `ReduceLROnPlateau(optimizer, mode, factor, patience, threshold, threshold_mode, cooldown, min_lr, eps)`: by
+   * position in that order, or by name.
+   */
+  constructor(
+    optimizer: SchedulableOptimizer,
+    ...args: SchedulerArgs<
+      [],
+      [
+        mode: 'min' | 'max', factor: number, patience: number, threshold: number, thresholdMode: 'rel' | 'abs', cooldown: number,
+        minLr: number | readonly number[], eps: number,
+      ],
+      ReduceLROnPlateauOptions
+    >
+  ) {
+    const { mode = 'min', factor = 0.1, patience = 10, threshold = 1e-4, thresholdMode = 'rel', cooldown = 0, minLr = 0, eps = 1e-8 } =
+      schedulerOptions<ReduceLROnPlateauOptions>('ReduceLROnPlateau', args, [], [
+        'mode', 'factor', 'patience', 'threshold', 'thresholdMode', 'cooldown', 'minLr', 'eps',
+      ]);
     const groups = optimizer.paramGroups.length;
     if (Array.isArray(minLr) && minLr.length !== groups) throw new ValueError(`expected ${groups} min_lrs, got ${minLr.length}`);
     const minLrs = Array.isArray(minLr) ? [...(minLr as readonly number[])] : Array<number>(groups).fill(minLr as number);

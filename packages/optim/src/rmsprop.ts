@@ -3,7 +3,7 @@
 import { type Tensor, zerosLike } from '@core/tensor';
 import { flag, nonNegative } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
-import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
+import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
 import { gradWithDecay, roundTo, runningAverage_, runningSquareAverage_, up } from './opmath.js';
 import { count, likeParam, type StateFields } from './state-fields.js';
 
@@ -50,8 +50,17 @@ const RMSPROP_STATE: StateFields = { step: count(), squareAvg: likeParam(), mome
  * through a buffer `b = μ·b + g/(√ṽ + eps)` and `p −= lr·b`.
  */
 export class RMSprop extends FirstOrderOptimizer<RMSpropOptions, RMSpropState> {
-  constructor(params: ParamsInput<RMSpropOptions>, options: Partial<RMSpropOptions> = {}) {
-    super(params, withDefaults(RMSPROP_DEFAULTS, options, 'RMSprop'));
+  /**
+   * PyTorch's `RMSprop(params, lr, alpha, eps, weight_decay, momentum, centered, foreach, maximize)`:
+   * the hyperparameters up to `centered` by position in that order, or by name in a trailing
+   * options object. `maximize` comes after `foreach` there, which this library does not take, so
+   * it is given by name.
+   */
+  constructor(
+    params: ParamsInput<RMSpropOptions>,
+    ...args: OptimizerArgs<[lr: number, alpha: number, eps: number, weightDecay: number, momentum: number, centered: boolean], RMSpropOptions>
+  ) {
+    super(params, optionsFromArgs('RMSprop', RMSPROP_DEFAULTS, ['lr', 'alpha', 'eps', 'weightDecay', 'momentum', 'centered'], args));
   }
 
   protected checkOptions(o: RMSpropOptions): void {

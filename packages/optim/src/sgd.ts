@@ -2,7 +2,7 @@
 import { type Tensor, ValueError } from '@core/tensor';
 import { flag, nonNegative } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
-import { type ParamGroup, type ParamsInput, withDefaults } from './param-groups.js';
+import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
 import { gradWithDecay, roundTo, up } from './opmath.js';
 import { likeParam, type StateFields } from './state-fields.js';
 
@@ -39,8 +39,15 @@ export const SGD_DEFAULTS: Readonly<SGDOptions> = Object.freeze({
  * Stochastic gradient descent with optional momentum, dampening, Nesterov momentum and weight decay (PyTorch's `torch.optim.SGD`).
  */
 export class SGD extends FirstOrderOptimizer<SGDOptions, SGDState> {
-  constructor(params: ParamsInput<SGDOptions>, options: Partial<SGDOptions> = {}) {
-    super(params, withDefaults(SGD_DEFAULTS, options, 'SGD'));
+  /**
+   * PyTorch's `SGD(params, lr, momentum, dampening, weight_decay, nesterov, *, maximize)`: the
+   * hyperparameters by position in that order, or by name in a trailing options object.
+   */
+  constructor(
+    params: ParamsInput<SGDOptions>,
+    ...args: OptimizerArgs<[lr: number, momentum: number, dampening: number, weightDecay: number, nesterov: boolean], SGDOptions>
+  ) {
+    super(params, optionsFromArgs('SGD', SGD_DEFAULTS, ['lr', 'momentum', 'dampening', 'weightDecay', 'nesterov'], args));
   }
 
   protected checkOptions(o: SGDOptions): void {

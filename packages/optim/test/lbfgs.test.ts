@@ -148,7 +148,7 @@ describe('LBFGS options', () => {
     expectThrowsExactly(() => new LBFGS([p], { historySize: 0 }), ValueError, 'Invalid history_size value: 0');
     expectThrowsExactly(() => new LBFGS([p], { lineSearchFn: 'armijo' as never }), ValueError,
       `Invalid line_search_fn value: "armijo" (only 'strong_wolfe' or null is supported)`);
-    expect(() => new LBFGS([p], { momentum: 0.9 } as never)).toThrow(/LBFGS: unexpected option 'momentum'/);
+    expect(() => new LBFGS([p], { momentum: 0.9 } as never)).toThrow(/LBFGS\(\) got an unexpected keyword argument 'momentum'/);
   });
 
   it('takes one parameter group only, as PyTorch', () => {

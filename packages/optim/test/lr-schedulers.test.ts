@@ -240,7 +240,7 @@ describe('bad scheduler options are typed errors naming the field', () => {
     expectThrowsExactly(() => new ConstantLR(o, { factor: 1.5 }), ValueError, 'ConstantLR: factor must be a number in (0, 1], got 1.5');
     expectThrowsExactly(() => new StepLR(o, { stepSize: 2, lastEpoch: 1.5 }), ValueError, 'StepLR: lastEpoch must be an integer ≥ -1, got 1.5');
     expectThrowsExactly(() => new StepLR(o, { stepSize: 2, gama: 0.5 } as never), TypeError,
-      "StepLR: unexpected option 'gama' (the options are stepSize, gamma, lastEpoch)");
+      "StepLR() got an unexpected keyword argument 'gama' (it takes stepSize, gamma, lastEpoch)");
     expectThrowsExactly(() => new CosineAnnealingWarmRestarts(o, { t0: 0 }), ValueError, 'CosineAnnealingWarmRestarts: t0 must be a positive integer, got 0');
     expectThrowsExactly(() => new CosineAnnealingWarmRestarts(o, { t0: 2, tMult: 1.5 }), ValueError, 'CosineAnnealingWarmRestarts: tMult must be a positive integer, got 1.5');
     expectThrowsExactly(() => new CosineAnnealingWarmRestarts(o, { t0: 2 }).step(-1), ValueError, 'Expected non-negative epoch, but got -1');

@@ -109,10 +109,9 @@ describe('bad options are typed errors naming the option and the value', () => {
 
   it('an option PyTorch does not have is a TypeError naming it (NAdam and RAdam have no maximize in 1.13)', () => {
     expectThrowsExactly(() => new NAdam([p], { maximize: true } as never), TypeError,
-      "NAdam: unexpected option 'maximize' (the options are lr, betas, eps, weightDecay, momentumDecay)");
-    expect(() => new RAdam([p], { maximize: true } as never)).toThrow(/RAdam: unexpected option 'maximize'/);
-    expect(() => new SGD([p], { weight_decay: 0.1 } as never)).toThrow(/SGD: unexpected option 'weight_decay'/);
-    expect(() => new Adam([p], 0.1 as never)).toThrow(new TypeError('Adam: expected an options object, got 0.1'));
+      "NAdam() got an unexpected keyword argument 'maximize' (it takes lr, betas, eps, weightDecay, momentumDecay)");
+    expect(() => new RAdam([p], { maximize: true } as never)).toThrow(/RAdam\(\) got an unexpected keyword argument 'maximize'/);
+    expect(() => new SGD([p], { weight_decay: 0.1 } as never)).toThrow(/SGD\(\) got an unexpected keyword argument 'weight_decay'/);
     expect(() => new SGD([p]).addParamGroup({ params: [param([2])], lrr: 0.1 } as never)).toThrow(/SGD.addParamGroup: unexpected option 'lrr'/);
   });
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { float64, ValueError } from '@core/tensor';
-import { SGD } from '../src/index.js';
+import { SGD, type SGDOptions } from '../src/index.js';
 import { expectClose, expectThrowsExactly, param, setGrad, values } from './helpers.js';
 
 /** Run `steps` SGD steps on p = 1 with grad 0.5 each step; returns the param after each step. */
-function trajectory(options: ConstructorParameters<typeof SGD>[1], steps: number): { ps: number[]; opt: SGD; p: ReturnType<typeof param> } {
+function trajectory(options: Partial<SGDOptions>, steps: number): { ps: number[]; opt: SGD; p: ReturnType<typeof param> } {
   const p = param([1], float64);
   const opt = new SGD([p], options);
   const ps: number[] = [];
