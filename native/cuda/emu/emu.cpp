@@ -1,5 +1,6 @@
 // The fiber scheduler behind emu.h.
 #include "emu.h"
+#include <setjmp.h>
 #include <ucontext.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +15,14 @@ namespace {
 
 enum class State { Ready, AtBarrier, Done };
 
+// A fiber starts on its own stack through ucontext (makecontext + setcontext: one signal-mask
+// system call per fiber); every later switch, at each __syncthreads, is a _setjmp/_longjmp pair,
+// which keeps the signal mask as it is and so costs no system call. swapcontext makes two per switch,
+// and a reduction over thousands of outputs switches millions of times.
 struct Fiber {
   ucontext_t ctx;
+  jmp_buf env;
+  bool started = false;
   State state = State::Ready;
   dim3 tid;
 };
@@ -23,14 +30,14 @@ struct Fiber {
 constexpr size_t STACK_BYTES = 64 * 1024;
 std::vector<Fiber> fibers;
 std::vector<char> stacks;
-ucontext_t scheduler;
+jmp_buf scheduler;
 Fiber* running = nullptr;
 Body* body = nullptr;
 
 void entry() {
   body->run();
   running->state = State::Done;
-  swapcontext(&running->ctx, &scheduler);
+  _longjmp(scheduler, 1);
 }
 
 }  // namespace
@@ -38,7 +45,7 @@ void entry() {
 void syncthreads() {
   if (!running) { fprintf(stderr, "emu: __syncthreads() outside a launch\n"); abort(); }
   running->state = State::AtBarrier;
-  swapcontext(&running->ctx, &scheduler);
+  if (!_setjmp(running->env)) _longjmp(scheduler, 1);
 }
 
 void launchBody(dim3 grid, dim3 block, Body& b) {
@@ -48,6 +55,8 @@ void launchBody(dim3 grid, dim3 block, Body& b) {
   if (stacks.size() < n * STACK_BYTES) stacks.resize(n * STACK_BYTES);
   body = &b;
   barriersPassed = 0;
+  ucontext_t blank;  // read once per launch: each fiber's context starts as a copy
+  getcontext(&blank);
   current.gridSize = grid;
   current.blockSize = block;
   for (unsigned bz = 0; bz < grid.z; bz++)
@@ -57,8 +66,9 @@ void launchBody(dim3 grid, dim3 block, Body& b) {
         for (size_t t = 0; t < n; t++) {
           Fiber& f = fibers[t];
           f.state = State::Ready;
+          f.started = false;
           f.tid = dim3((unsigned)(t % block.x), (unsigned)((t / block.x) % block.y), (unsigned)(t / ((size_t)block.x * block.y)));
-          getcontext(&f.ctx);
+          f.ctx = blank;
           f.ctx.uc_stack.ss_sp = &stacks[t * STACK_BYTES];
           f.ctx.uc_stack.ss_size = STACK_BYTES;
           f.ctx.uc_link = nullptr;
@@ -72,7 +82,11 @@ void launchBody(dim3 grid, dim3 block, Body& b) {
             if (f.state == State::Ready) {
               running = &f;
               current.thread = f.tid;
-              swapcontext(&scheduler, &f.ctx);
+              if (!_setjmp(scheduler)) {
+                if (f.started) _longjmp(f.env, 1);
+                f.started = true;
+                setcontext(&f.ctx);
+              }
               running = nullptr;
             }
             if (f.state == State::AtBarrier) waiting++;
