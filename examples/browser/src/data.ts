@@ -1,7 +1,8 @@
-// The digits the build packed (see mnist-asset.ts): fetched as one gzipped binary, inflated with
-// DecompressionStream, split once with a fixed seed into train and held-out test sets.
+// The digits the build packed (see mnist-asset.ts): fetched as one gzipped binary, inflated,
+// split once with a fixed seed into train and held-out test sets.
 import { Generator, int32, randint, tensor, type Tensor } from '@core/tensor';
 import url, { count } from 'virtual:mnist-digits';
+import { fetchGzipped } from './page';
 
 const SIDE = 28;
 const PIXELS = SIDE * SIDE;
@@ -12,15 +13,6 @@ export interface MnistSplit {
   readonly trainLabels: Tensor; // [n] int32
   readonly testImages: Tensor;
   readonly testLabels: Tensor;
-}
-
-async function fetchDigits(): Promise<Uint8Array> {
-  const res = await fetch(url);
-  if (!res.ok || !res.body) throw new Error(`could not load the digits from ${url}: HTTP ${res.status}`);
-  const inflated = res.body.pipeThrough(new DecompressionStream('gzip'));
-  const bytes = new Uint8Array(await new Response(inflated).arrayBuffer());
-  if (bytes.length !== count * (PIXELS + 1)) throw new Error(`digits file has ${bytes.length} bytes, expected ${count * (PIXELS + 1)}`);
-  return bytes;
 }
 
 /** Fisher–Yates over the counter-based generator: the same split in every browser. */
@@ -35,7 +27,7 @@ function permutation(n: number, seed: number): Int32Array {
 }
 
 export async function loadMnist({ testSize = 1000 }: { testSize?: number } = {}): Promise<MnistSplit & { total: number }> {
-  const bytes = await fetchDigits();
+  const bytes = await fetchGzipped(url, count * (PIXELS + 1), 'the digits');
   const order = permutation(count, SPLIT_SEED);
   const take = (indices: Int32Array) => {
     const img = new Float32Array(indices.length * PIXELS);

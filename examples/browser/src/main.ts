@@ -10,74 +10,32 @@ import { DataLoader, TensorDataset } from '@core/data';
 import { F } from '@core/nn';
 import { AdamW } from '@core/optim';
 import {
-  ampConfig, autocast, availableDevices, bestDevice, cpu, device as parseDevice, Generator, getBackend, GradScaler, manualSeed,
-  noGrad, StabilityGuard, type AmpMode, type AutocastOptions, type Device, type Tensor,
+  ampConfig, autocast, Generator, GradScaler, manualSeed, noGrad, StabilityGuard,
+  type AmpMode, type AutocastOptions, type Device, type Tensor,
 } from '@core/tensor';
 import { renderChart } from './chart';
 import { loadMnist, type MnistSplit } from './data';
+import { byId, idleRecord, PageFrame, type RunRecord } from './page';
 // The same two models as the Node demo (same layers, same seed → same weights).
 import { buildModel, type ModelKind } from '../../train-mnist/src/models';
 
-type State = 'idle' | 'loading' | 'running' | 'stopping' | 'done' | 'stopped' | 'error';
-
-interface DemoState {
-  state: State;
-  device: string | null;
-  deviceReason: string;
-  devices: { type: string; available: boolean; reason?: string }[];
-  amp: string;
-  ampReason: string;
+interface DemoState extends RunRecord {
   config: Record<string, unknown> | null;
   losses: number[];
   accuracy: { step: number; value: number }[];
-  notices: string[];
-  error: string | null;
   seconds: number;
 }
 
-const demo: DemoState = {
-  state: 'idle', device: null, deviceReason: '', devices: [], amp: '', ampReason: '', config: null,
-  losses: [], accuracy: [], notices: [], error: null, seconds: 0,
-};
+const demo: DemoState = { ...idleRecord(), config: null, losses: [], accuracy: [], seconds: 0 };
 (window as unknown as { __demo: DemoState }).__demo = demo;
 
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const controls = {
-  device: $<HTMLSelectElement>('device-select'), model: $<HTMLSelectElement>('model'), amp: $<HTMLSelectElement>('amp'),
-  steps: $<HTMLInputElement>('steps'), batch: $<HTMLInputElement>('batch'), lr: $<HTMLInputElement>('lr'),
+  device: byId<HTMLSelectElement>('device-select'), model: byId<HTMLSelectElement>('model'), amp: byId<HTMLSelectElement>('amp'),
+  steps: byId<HTMLInputElement>('steps'), batch: byId<HTMLInputElement>('batch'), lr: byId<HTMLInputElement>('lr'),
 };
-const startButton = $<HTMLButtonElement>('start');
-const stopButton = $<HTMLButtonElement>('stop');
-const statusLine = $('status');
-const deviceLine = $('device');
-const ampLine = $('amp-reason');
-const chartHost = $('chart');
-const logBox = $('log');
-
-const params = new URLSearchParams(location.search);
-for (const [key, el] of Object.entries({ ...controls, device: controls.device })) {
-  const v = params.get(key);
-  if (v !== null) el.value = v;
-}
-const seed = Number(params.get('seed') ?? 0);
-
-function setState(state: State, text: string): void {
-  demo.state = state;
-  statusLine.dataset.state = state;
-  statusLine.textContent = text;
-  const busy = state === 'loading' || state === 'running' || state === 'stopping';
-  startButton.disabled = busy;
-  stopButton.disabled = state !== 'running';
-  for (const el of Object.values(controls)) el.disabled = busy;
-}
-
-function log(text: string): void {
-  demo.notices.push(text);
-  logBox.textContent += `${text}\n`;
-  logBox.scrollTop = logBox.scrollHeight;
-}
-
-const escape = (s: string) => s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
+const page = new PageFrame(demo, controls);
+const chartHost = byId('chart');
+const seed = Number(page.params.get('seed') ?? 0);
 
 /** A macrotask turn (MessageChannel: not clamped like setTimeout), so clicks and paints get in. */
 function nextTask(): Promise<void> {
@@ -86,28 +44,6 @@ function nextTask(): Promise<void> {
     ch.port1.onmessage = () => resolve();
     ch.port2.postMessage(null);
   });
-}
-
-/** The device to train on, and one line saying why. */
-async function chooseDevice(wanted: string): Promise<{ dev: Device; reason: string }> {
-  const devices = await availableDevices();
-  demo.devices = devices.map(({ type, available, reason }) => ({ type, available, ...(reason ? { reason } : {}) }));
-  const gpu = devices.find((d) => d.type === 'webgpu');
-  const gpuWhyNot = gpu ? gpu.reason ?? 'unknown' : 'the webgpu backend is not registered';
-  const adapter = () => {
-    const info = (getBackend('webgpu') as unknown as { adapterInfo?: string; shaderF16?: boolean });
-    return `${info.adapterInfo ?? 'adapter'}${info.shaderF16 ? ', shader-f16' : ''}`;
-  };
-  if (wanted === 'cpu') {
-    return { dev: cpu, reason: `cpu requested${gpu?.available ? ' (webgpu is available too)' : ` (webgpu: ${gpuWhyNot})`}` };
-  }
-  if (wanted === 'webgpu') {
-    if (!gpu?.available) throw new Error(`webgpu requested but unavailable: ${gpuWhyNot}`);
-    return { dev: parseDevice('webgpu:0'), reason: `webgpu requested: ${adapter()}` };
-  }
-  const dev = await bestDevice();
-  if (dev.type === 'webgpu') return { dev, reason: `bestDevice(): webgpu has an adapter (${adapter()})` };
-  return { dev, reason: `bestDevice(): fell back to cpu — webgpu unavailable: ${gpuWhyNot}` };
 }
 
 async function evaluate(model: ReturnType<typeof buildModel>, data: MnistSplit, dev: Device, precision: AutocastOptions): Promise<number> {
@@ -138,24 +74,20 @@ async function run(): Promise<void> {
   const config = {
     device: controls.device.value, model: controls.model.value as ModelKind, amp: controls.amp.value as AmpMode,
     steps: Math.max(1, Number(controls.steps.value) | 0), batchSize: Math.max(1, Number(controls.batch.value) | 0),
-    lr: Number(controls.lr.value), seed, evalEvery: Number(params.get('eval') ?? 0) | 0,
+    lr: Number(controls.lr.value), seed, evalEvery: Number(page.params.get('eval') ?? 0) | 0,
   };
   const evalEvery = config.evalEvery > 0 ? config.evalEvery : Math.max(10, Math.round(config.steps / 10));
   demo.config = { ...config, evalEvery };
   const draw = () => renderChart(chartHost, { losses: demo.losses, accuracy: demo.accuracy, totalSteps: config.steps });
   draw();
   try {
-    setState('loading', 'choosing the device…');
-    const { dev, reason } = await chooseDevice(config.device);
-    demo.device = dev.type;
-    demo.deviceReason = reason;
-    deviceLine.dataset.type = dev.type;
-    deviceLine.innerHTML = `device: <b>${escape(dev.toString())}</b> — ${escape(reason)}`;
+    page.setState('loading', 'choosing the device…');
+    const dev = await page.useDevice(config.device);
 
-    setState('loading', 'loading digits…');
+    page.setState('loading', 'loading digits…');
     dataPromise ??= loadMnist();
     const data = await dataPromise;
-    log(`${data.total} digits: ${data.trainImages.shape[0]} train, ${data.testImages.shape[0]} test`);
+    page.log(`${data.total} digits: ${data.trainImages.shape[0]} train, ${data.testImages.shape[0]} test`);
 
     manualSeed(config.seed);
     const model = buildModel(config.model).to(dev);
@@ -164,13 +96,11 @@ async function run(): Promise<void> {
       batchSize: config.batchSize, shuffle: true, generator: new Generator(config.seed), pinMemory: dev.type !== 'cpu',
     });
     const amp = ampConfig(dev, config.amp);
-    demo.amp = amp.mode;
-    demo.ampReason = amp.reason;
-    ampLine.textContent = amp.reason;
-    const guard = new StabilityGuard(dev, amp, { log });
+    page.showAmp(amp.mode, amp.reason);
+    const guard = new StabilityGuard(dev, amp, { log: (line) => page.log(line) });
     let scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
 
-    setState('running', `training ${config.model} on ${dev}…`);
+    page.setState('running', `training ${config.model} on ${dev}…`);
     const started = performance.now();
     let step = 0;
     training: while (step < config.steps) {
@@ -188,8 +118,7 @@ async function run(): Promise<void> {
         const value = await loss.item();
         if (guard.observe(value, { skipped, rerun: forward })?.to) {
           scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
-          demo.amp = guard.config.mode;
-          ampLine.textContent = `${amp.reason} → now ${guard.config.mode}`;
+          page.showAmp(amp.mode, amp.reason, guard.config.mode);
         }
         demo.losses.push(value);
         step++;
@@ -199,7 +128,7 @@ async function run(): Promise<void> {
         }
         demo.seconds = (performance.now() - started) / 1000;
         const acc = demo.accuracy.at(-1);
-        statusLine.textContent = `step ${step}/${config.steps} · loss ${value.toFixed(4)}${acc ? ` · test ${(acc.value * 100).toFixed(1)}%` : ''} · ${(step / demo.seconds).toFixed(1)} steps/s`;
+        page.status(`step ${step}/${config.steps} · loss ${value.toFixed(4)}${acc ? ` · test ${(acc.value * 100).toFixed(1)}%` : ''} · ${(step / demo.seconds).toFixed(1)} steps/s`);
         draw();
         await nextTask(); // let Stop clicks and repaints in
         if (last) break training;
@@ -207,27 +136,13 @@ async function run(): Promise<void> {
     }
     const acc = demo.accuracy.at(-1);
     const summary = `${step} steps in ${demo.seconds.toFixed(1)} s on ${dev} (amp ${guard.config.mode}) · final loss ${demo.losses.at(-1)?.toFixed(4)} · test accuracy ${acc ? (acc.value * 100).toFixed(2) : '?'}%`;
-    log(summary);
-    setState(stopRequested ? 'stopped' : 'done', `${stopRequested ? 'stopped' : 'done'}: ${summary}`);
+    page.log(summary);
+    page.setState(stopRequested ? 'stopped' : 'done', `${stopRequested ? 'stopped' : 'done'}: ${summary}`);
   } catch (e) {
-    demo.error = String((e as Error)?.stack ?? e);
-    log(`error: ${String((e as Error)?.message ?? e)}`);
-    setState('error', `error: ${String((e as Error)?.message ?? e)}`);
+    page.fail(e);
   }
 }
 
-startButton.addEventListener('click', () => void run());
-stopButton.addEventListener('click', () => {
-  stopRequested = true;
-  setState('stopping', 'stopping after this step…');
-});
-
-// Say which device auto would pick before anything runs.
-void chooseDevice('auto').then(({ dev, reason }) => {
-  if (demo.device === null) {
-    deviceLine.dataset.type = dev.type;
-    deviceLine.innerHTML = `device (auto): <b>${escape(dev.toString())}</b> — ${escape(reason)}`;
-  }
-}, (e) => { deviceLine.textContent = `device: ${String(e)}`; });
+page.onStartStop(run, () => { stopRequested = true; });
 renderChart(chartHost, { losses: [], accuracy: [], totalSteps: Number(controls.steps.value) || 1 });
-if (params.get('autostart') === '1') void run();
+if (page.params.get('autostart') === '1') void run();

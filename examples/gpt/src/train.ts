@@ -1,200 +1,20 @@
-// nanoGPT's train.py loop, in the shape a PyTorch user writes it: random windows of the text as
-// batches, AdamW with nanoGPT's two parameter groups, linear warmup then cosine decay of the
-// learning rate, mixed precision behind one flag (autocast + GradScaler, watched by the stability
-// guard, as in the MNIST demo), gradient clipping, and the validation loss every few steps.
+// The command line's training run: the loop of loop.ts on the device a --device flag names, with
+// every backend a Node program may have registered first.
 import '@core/backend-cpu';
 import '@core/backend-webgpu'; // registers 'webgpu' when an adapter is found (else it reports why not)
 import '@core/backend-cuda'; // registers 'cuda' when the addon, a driver and a GPU are present (else it reports why not)
 import { chooseDevice } from '@core/example-common';
-import { nn } from '@core/nn';
-import { AdamW, CosineAnnealingLR, LinearLR, SequentialLR } from '@core/optim';
-import {
-  ampConfig, autocast, Generator, GradScaler, int32, manualSeed, noGrad, randint, StabilityGuard, tensor,
-  type AmpMode, type AutocastOptions, type Device, type Tensor,
-} from '@core/tensor';
-import { yieldToEventLoop } from './event-loop.js';
-import { GPT, paramGroups, type GPTConfig } from './model.js';
+import { trainOn, type TokenSplit, type TrainHooks, type TrainResult, type TrainSettings } from './loop.js';
 
-export type { AmpMode };
+export * from './loop.js';
 
-/** The model's sizes but the vocabulary's, which comes from the text. */
-export type ModelSizes = Omit<GPTConfig, 'vocabSize'>;
-
-/** A training run's settings. */
-export interface TrainConfig {
-  readonly model: ModelSizes;
+/** A training run's settings, with the device as the --device flag names it. */
+export interface TrainConfig extends TrainSettings {
   /** 'auto' | 'cpu' | 'webgpu' | 'cuda' | 'cuda:1' … */
   readonly device: string;
-  readonly amp: AmpMode;
-  readonly seed: number;
-  /** Optimizer steps. */
-  readonly steps: number;
-  /** Windows of blockSize + 1 tokens per batch. */
-  readonly batchSize: number;
-  /** The peak learning rate, reached after the warmup. */
-  readonly lr: number;
-  /** The learning rate the cosine decay ends at. */
-  readonly minLr: number;
-  /** Steps of linear warmup. */
-  readonly warmupSteps: number;
-  /** AdamW's decoupled weight decay of the ≥2-D parameters. */
-  readonly weightDecay: number;
-  /** AdamW's betas. */
-  readonly betas: readonly [number, number];
-  /** The largest total gradient norm; larger gradients are scaled down to it. */
-  readonly gradClip: number;
-  /** Estimate the validation loss every this many steps (and before the first and after the last). */
-  readonly evalInterval: number;
-  /** Batches the validation loss is averaged over (the same batches every time). */
-  readonly evalBatches: number;
 }
 
-/** The text as token ids, split. */
-export interface TokenSplit {
-  readonly vocabSize: number;
-  readonly train: Int32Array;
-  readonly val: Int32Array;
-}
-
-/** One validation estimate. */
-export interface EvalRecord {
-  /** Optimizer steps taken before it. */
-  readonly step: number;
-  /** The mean loss over the fixed validation batches, in nats per character. */
-  readonly valLoss: number;
-  /** The mean training loss of the steps since the previous estimate (NaN before the first step). */
-  readonly trainLoss: number;
-}
-
-/** What a run gives back. */
-export interface TrainResult {
-  readonly model: GPT;
-  readonly device: Device;
-  /** Every step's training loss. */
-  readonly stepLosses: number[];
-  readonly evals: EvalRecord[];
-  /** Seconds the steps took (evaluations excluded). */
-  readonly trainSeconds: number;
-  /** The precision the run ended in ('off' is float32). */
-  readonly amp: Exclude<AmpMode, 'auto'>;
-  /** Steps the GradScaler skipped for Inf/NaN gradients. */
-  readonly skippedSteps: number;
-  readonly notices: string[];
-}
-
-/** Progress callbacks. */
-export interface TrainHooks {
-  onStep?(info: { step: number; steps: number; loss: number; lr: number; stepsPerSecond: number }): void;
-  onEval?(record: EvalRecord): void;
-  onNotice?(text: string): void;
-}
-
-/**
- * `batchSize` random windows of `tokens`: inputs x and next-token targets y, int32 [batchSize, blockSize]
- * on the cpu (nanoGPT's get_batch). The window starts come from `generator`.
- */
-export function getBatch(tokens: Int32Array, batchSize: number, blockSize: number, generator: Generator): { x: Tensor; y: Tensor } {
-  if (tokens.length <= blockSize) throw new Error(`the text has ${tokens.length} tokens: it needs more than blockSize (${blockSize})`);
-  const starts = randint(0, tokens.length - blockSize, [batchSize], { generator }).dataSync();
-  const x = new Int32Array(batchSize * blockSize);
-  const y = new Int32Array(batchSize * blockSize);
-  starts.forEach((start, b) => {
-    x.set(tokens.subarray(start, start + blockSize), b * blockSize);
-    y.set(tokens.subarray(start + 1, start + 1 + blockSize), b * blockSize);
-  });
-  return { x: tensor(x, { dtype: int32 }).view([batchSize, blockSize]), y: tensor(y, { dtype: int32 }).view([batchSize, blockSize]) };
-}
-
-/** The mean loss of `model` over `batches` windows of `tokens` drawn from a generator seeded with `seed`: the same windows on every call. */
-export async function estimateLoss(
-  model: GPT, tokens: Int32Array, { batches, batchSize, seed, device, precision }:
-  { batches: number; batchSize: number; seed: number; device: Device; precision: AutocastOptions },
-): Promise<number> {
-  const generator = new Generator(seed);
-  const wasTraining = model.training;
-  model.eval();
-  let sum = 0;
-  for (let i = 0; i < batches; i++) {
-    const { x, y } = getBatch(tokens, batchSize, model.config.blockSize, generator);
-    const loss = noGrad(() => autocast(precision, () => model.loss(x.to(device), y.to(device))));
-    sum += await loss.item();
-    await yieldToEventLoop();
-  }
-  model.train(wasTraining);
-  return sum / batches;
-}
-
-/**
- * nanoGPT's get_lr as schedulers: the first step at lr/warmupSteps, rising linearly to lr at step
- * warmupSteps + 1, then a cosine decay that reaches minLr when the steps end.
- */
-function lrSchedule(optimizer: AdamW, config: TrainConfig): SequentialLR | CosineAnnealingLR {
-  const decaySteps = Math.max(1, config.steps - config.warmupSteps);
-  const cosine = new CosineAnnealingLR(optimizer, { tMax: decaySteps, etaMin: config.minLr });
-  if (config.warmupSteps === 0) return cosine;
-  const warmup = new LinearLR(optimizer, { startFactor: 1 / config.warmupSteps, endFactor: 1, totalIters: config.warmupSteps });
-  return new SequentialLR(optimizer, { schedulers: [warmup, cosine], milestones: [config.warmupSteps] });
-}
-
-/** Build a GPT for `data`'s vocabulary and train it as `config` says. */
+/** Build a GPT for `data`'s vocabulary and train it as `config` says, on the device `config.device` names. */
 export async function train(config: TrainConfig, data: TokenSplit, hooks: TrainHooks = {}): Promise<TrainResult> {
-  const notices: string[] = [];
-  const notice = (text: string) => { notices.push(text); hooks.onNotice?.(text); };
-  const dev = await chooseDevice(config.device);
-  manualSeed(config.seed);
-  const model = new GPT({ ...config.model, vocabSize: data.vocabSize }).to(dev);
-  const optimizer = new AdamW(paramGroups(model, config.weightDecay), { lr: config.lr, betas: [...config.betas] });
-  const scheduler = lrSchedule(optimizer, config);
-  const batches = new Generator(config.seed);
-
-  const guard = new StabilityGuard(dev, ampConfig(dev, config.amp), { log: notice });
-  notice(guard.config.reason);
-  let scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
-  const stepLosses: number[] = [];
-  const evals: EvalRecord[] = [];
-  const evaluate = async (step: number, trainLoss: number): Promise<void> => {
-    const valLoss = await estimateLoss(model, data.val, {
-      batches: config.evalBatches, batchSize: config.batchSize, seed: config.seed + 1, device: dev, precision: guard.autocastOptions,
-    });
-    const record = { step, valLoss, trainLoss };
-    evals.push(record);
-    hooks.onEval?.(record);
-  };
-
-  let skippedSteps = 0;
-  let trainSeconds = 0;
-  let sinceEval = 0;
-  await evaluate(0, NaN);
-  for (let step = 1; step <= config.steps; step++) {
-    const started = performance.now();
-    const lr = optimizer.paramGroups[0]!.lr;
-    const { x: xb, y: yb } = getBatch(data.train, config.batchSize, config.model.blockSize, batches);
-    const x = xb.to(dev, { nonBlocking: true });
-    const y = yb.to(dev, { nonBlocking: true });
-    const forward = () => model.loss(x, y);
-    const loss = autocast(guard.autocastOptions, forward);
-    optimizer.zeroGrad();
-    scaler.scale(loss).backward();
-    scaler.unscale_(optimizer); // clip the true gradients, not the scaled ones
-    nn.utils.clipGradNorm_(model.parameters(), config.gradClip);
-    const scaleBefore = scaler.getScale();
-    await scaler.step(optimizer);
-    scaler.update();
-    scheduler.step();
-    const skipped = scaler.isEnabled() && scaler.getScale() < scaleBefore; // the scale backs off only after Inf/NaN grads
-    const value = await loss.item();
-    if (skipped) skippedSteps++;
-    if (guard.observe(value, { skipped, rerun: forward })?.to) scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
-    stepLosses.push(value);
-    trainSeconds += (performance.now() - started) / 1000;
-    sinceEval++;
-    hooks.onStep?.({ step, steps: config.steps, loss: value, lr, stepsPerSecond: step / trainSeconds });
-    if (step % config.evalInterval === 0 || step === config.steps) {
-      await evaluate(step, stepLosses.slice(-sinceEval).reduce((a, b) => a + b, 0) / sinceEval);
-      sinceEval = 0;
-    }
-    await yieldToEventLoop();
-  }
-  model.eval();
-  return { model, device: dev, stepLosses, evals, trainSeconds, amp: guard.config.mode, skippedSteps, notices };
+  return trainOn(await chooseDevice(config.device), config, data, hooks);
 }
