@@ -7,7 +7,8 @@
 // A missing driver is a failure with the install hint, never a skip.
 // Usage: node test/run.mjs [lavapipe|swiftshader ...] [-- vitest args]
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -62,12 +63,18 @@ for (const name of selected) {
   const args = vitestArgs.length > 0 ? vitestArgs : [...files, ...exclude.map((e) => `--exclude=${e}`)];
   const env = { ...process.env, WEBGPU_TEST_CONFIG: name, NODEVICE_SELECT: '1' };
   if (path) env.VK_ICD_FILENAMES = path;
-  const r = spawnSync(process.execPath, [vitestBin, 'run', ...args], {
+  // Success is vitest's own JSON report saying the run finished (only a finished run writes it), not
+  // its exit status alone: under stress-ng one lavapipe run ended with status 0 after 1 of 9 files.
+  const report = join(mkdtempSync(join(tmpdir(), 'webgpu-vitest-')), 'report.json');
+  const r = spawnSync(process.execPath, [vitestBin, 'run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], {
     cwd: root,
     stdio: 'inherit',
     env,
   });
-  console.log(`[backend-webgpu] ${name}: ${r.status === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  if (r.status !== 0) failed++;
+  const finished = existsSync(report) ? JSON.parse(readFileSync(report, 'utf8')) : null;
+  const ok = r.status === 0 && finished?.success === true && finished.numTotalTestSuites > 0;
+  if (r.status === 0 && !ok) console.error(`[backend-webgpu] ${name}: vitest exited with status 0 but did not finish the run (no complete report)`);
+  console.log(`[backend-webgpu] ${name}: ${ok ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (!ok) failed++;
 }
 process.exit(failed === 0 ? 0 : 1);
