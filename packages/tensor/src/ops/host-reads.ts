@@ -27,12 +27,6 @@ export function readsSynchronously(t: Tensor): boolean {
 }
 
 /**
- * `t`'s values when its backend reads synchronously (read by that backend itself), else null: for
- * checks that GPU kernels guard instead.
- */
-export const valuesIfSynchronous: (t: Tensor) => DataArray | null = valuesNow;
-
-/**
  * Run a plan synchronously. `remedy` says what to do on a device without synchronous reads, e.g.
  * 'use `await x.nonzeroAsync()`'.
  */

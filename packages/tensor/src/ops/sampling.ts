@@ -11,7 +11,8 @@ import { broadcastShapes } from '../tensor/shape.js';
 import { bindArguments, boolArgument, intArgument, required } from './arguments.js';
 import { rand, randint, randn, type RandomOptions } from './creation.js';
 import { cast } from './elementwise.js';
-import { runLater, runNow, valuesIfSynchronous, type HostPlan } from './host-reads.js';
+import { runLater, runNow, type HostPlan } from './host-reads.js';
+import { valuesNow } from '../tensor/host-data.js';
 import { cat, stack } from './join.js';
 import { expand } from './views.js';
 import { checkCompute } from '../dispatch/run.js';
@@ -46,7 +47,7 @@ function probabilityArgument(op: string, p: unknown): number {
  * synchronously (elsewhere a value out of range draws as 0 below 0 and 1 above 1, NaN as 0).
  */
 function checkProbabilities(op: string, p: Tensor): void {
-  const outside = valuesIfSynchronous(p.ge(0).logicalAnd(p.le(1)).logicalNot().any());
+  const outside = valuesNow(p.ge(0).logicalAnd(p.le(1)).logicalNot().any());
   if (outside !== null && outside[0]) throw new ValueError(`${op}(): Expected p_in >= 0 && p_in <= 1 to be true, but got false: every probability must be in [0, 1]`);
 }
 
@@ -240,7 +241,7 @@ export function normal(...args: unknown[]): Tensor {
     const dtype = resultType(mean as Tensor | number, std);
     if (!dtype.isFloatingPoint) throw new DTypeError(`normal(): expected a floating point mean and std, got ${dtype.name}`, op, dtype.name);
     if (std instanceof Tensor) {
-      const negative = valuesIfSynchronous(std.ge(0).logicalNot().any());
+      const negative = valuesNow(std.ge(0).logicalNot().any());
       if (negative !== null && negative[0]) throw new ValueError('normal expects all elements of std >= 0.0');
     }
     for (const t of tensors) checkCompute(op, t);

@@ -1,5 +1,5 @@
 // Where a tensor was created, for device-mismatch messages. Only factories, `.to()` to another
-// device and a few library entry points (backward, an optimizer step) capture a stack: that costs
+// device and a few library entry points (an optimizer step) capture a stack: that costs
 // microseconds. An op's results inherit the site of its first tensor input, which the dispatch's
 // device rule records (inheritSite) before the op allocates anything: a tensor on the wrong device
 // got there where its data was made or moved, and that is the line the message names.
@@ -98,13 +98,12 @@ export function currentSite(): CreationSite {
 
 /**
  * Runs `fn` with one creation site, captured now, for every tensor it creates: factories, and
- * library code that creates many tensors on behalf of one user call (backward, an optimizer
- * step), pay for one stack capture, and the site is that user call. `entry`, the public function
- * the user called, starts the capture at its caller: the first frame is then usually the user's.
+ * library code that creates many tensors on behalf of one user call (an optimizer step), pay for
+ * one stack capture, and the site is that user call.
  */
-export function withCreationSite<T>(fn: () => T, entry?: Function): T {
+export function withCreationSite<T>(fn: () => T): T {
   if (!tracking || fixedSite !== null) return fn();
-  return withSite(captureSite(entry), fn);
+  return withSite(captureSite(), fn);
 }
 
 /** Runs `fn` with `site` (captured earlier, e.g. before an await) for every tensor it creates. */
@@ -118,31 +117,27 @@ export function withSite<T>(site: CreationSite, fn: () => T): T {
   }
 }
 
-/** The user location calling into the library now; `entry` (the public function called) skips the frames above its caller. */
-export function captureSite(entry?: Function): CreationSite {
+export function captureSite(): CreationSite {
   if (!tracking) return undefined;
   if (fixedSite !== null) return fixedSite;
   const ErrorV8 = Error as ErrorConstructor & { prepareStackTrace?: PrepareStackTrace };
   if (typeof ErrorV8.captureStackTrace !== 'function') return userLocation(new Error().stack ?? '');
   // Few frames usually suffice (user → factory → here) and each costs; a layer's forward can nest
   // deeper (forward → functional op → autocast → factory), so look further when none was found.
-  const from = entry ?? captureSite;
-  const site = firstUserSite(ErrorV8, from, SHALLOW_FRAMES) ?? firstUserSite(ErrorV8, from, DEEP_FRAMES);
-  // An entry that is not on the stack (called through a wrapper) hides every frame: look from here.
-  return site === undefined && entry ? firstUserSite(ErrorV8, captureSite, DEEP_FRAMES) : site;
+  return firstUserSite(ErrorV8, SHALLOW_FRAMES) ?? firstUserSite(ErrorV8, DEEP_FRAMES);
 }
 
 const SHALLOW_FRAMES = 4;
 const DEEP_FRAMES = 40;
 
-function firstUserSite(ErrorV8: ErrorConstructor & { prepareStackTrace?: PrepareStackTrace }, from: Function, frames: number): CreationSite {
+function firstUserSite(ErrorV8: ErrorConstructor & { prepareStackTrace?: PrepareStackTrace }, frames: number): CreationSite {
   const previous = ErrorV8.prepareStackTrace;
   const limit = Error.stackTraceLimit;
   ErrorV8.prepareStackTrace = firstUserFrame(previous);
   Error.stackTraceLimit = frames;
   try {
     const holder: { stack?: unknown } = {};
-    ErrorV8.captureStackTrace(holder, from);
+    ErrorV8.captureStackTrace(holder, captureSite);
     return holder.stack as CreationSite; // reading .stack runs firstUserFrame now
   } finally {
     ErrorV8.prepareStackTrace = previous;
