@@ -8,7 +8,6 @@ import { normalizeDim } from '../tensor/shape.js';
 import { cast } from './elementwise.js';
 import { contiguousCopy, expand, reshape } from './views.js';
 import { record } from '../autograd/engine.js';
-import { noGrad } from '../autograd/grad-mode.js';
 import { autocastOp } from '../amp/autocast.js';
 import { valuesNow } from '../tensor/host-data.js';
 
@@ -57,9 +56,10 @@ export function gather(x: Tensor, dim: number, index: Tensor): Tensor {
   requireCompute(backend, x.dtype, 'gather');
   const out = allocate(index.shape, x.dtype, x.device);
   if (out.numel() > 0) backend.kernels.gather(ref(x.ndim === 0 ? reshape(x, [1]) : x), d, ref(index), ref(out));
-  // Each picked element's gradient goes back to where it came from; repeats add up.
+  // Each picked element's gradient goes back to where it came from; repeats add up. Under
+  // createGraph the scatterAdd is recorded, so a second backward gathers again (maxPool's double backward).
   return record('GatherBackward', out, [x, index], (g) => [
-    noGrad(() => scatterAdd(zerosOf(x, g), d, index, g)).reshape(x.shape),
+    scatterAdd(zerosOf(x, g), d, index, g).reshape(x.shape),
     null,
   ], [index]);
 }

@@ -112,15 +112,10 @@ export function pad(x: Tensor, padding: readonly number[], value = 0): Tensor {
   kernels.fill(ref(out), value);
   const region = (t: Tensor) => placed.reduce((r, [d, start, length]) => slice(r, d, start, start + length), t);
   if (src.numel() > 0) kernels.copy(ref(src), ref(region(out)));
-  // The gradient is the output's gradient over the region x landed in; cropped parts get zeros.
-  return record('PadBackward', out, [x], (g) => {
-    const gx = allocate(x.shape, g.dtype, g.device);
-    const k = backendOf(g.device).kernels;
-    k.fill(ref(gx), 0);
-    const target = crops.reduce((r, [d, s, e]) => slice(r, d, s, e), gx);
-    if (target.numel() > 0) k.copy(ref(region(g)), ref(target));
-    return [gx];
-  });
+  // The gradient is the output's gradient over the region x landed in, with zeros for cropped
+  // parts: padding by the opposite amounts. Being a pad itself, it records under createGraph.
+  const inverse = padding.map((p) => -p);
+  return record('PadBackward', out, [x], (g) => [pad(g, inverse)]);
 }
 
 /** x's memory as a tensor outside the graph, for internal data movement. */

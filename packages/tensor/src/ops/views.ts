@@ -37,16 +37,23 @@ export function contiguousCopy(x: Tensor): Tensor {
   return record('CloneBackward', out, [x], (g) => [g]);
 }
 
-/** Gradient of a view that picks some of x's elements: zeros, with g written where the view was. */
+/**
+ * Gradient of a view that picks some of x's elements: zeros, with g written where the view was.
+ * It is linear in g, and its own gradient is the same view of the incoming one, so under
+ * createGraph a second backward passes through it (double backward of slicing, pooling, conv).
+ */
 function scatterBack(x: Tensor, pick: (base: Tensor) => Tensor): BackwardFn {
-  return (g) => noGrad(() => {
-    const gx = allocate(x.shape, g.dtype, g.device);
-    const kernels = backendOf(g.device).kernels;
-    if (gx.numel() > 0) kernels.fill(ref(gx), 0);
-    const region = pick(gx);
-    if (region.numel() > 0) kernels.copy(ref(g), ref(region));
-    return [gx];
-  });
+  return (g) => {
+    const gx = noGrad(() => {
+      const out = allocate(x.shape, g.dtype, g.device);
+      const kernels = backendOf(g.device).kernels;
+      if (out.numel() > 0) kernels.fill(ref(out), 0);
+      const region = pick(out);
+      if (region.numel() > 0) kernels.copy(ref(g), ref(region));
+      return out;
+    });
+    return [record('ViewScatterBackward', gx, [g], (gg) => [pick(gg)])];
+  };
 }
 
 export function view(x: Tensor, shape: readonly number[]): Tensor {
@@ -213,7 +220,11 @@ export function asStrided(x: Tensor, size: readonly number[], stride: readonly n
   if (numelOf(shape) > 0 && last >= x.numel()) {
     throw new ShapeError(`asStrided: size [${shape}] with stride [${stride}] and offset ${offset} reaches element ${last}, but the input has ${x.numel()}`, 'asStrided');
   }
-  return make(x, shape, stride, x._offset + offset, 'AsStridedBackward', (g) => [stridedSum(g, x.shape, x.numel(), shape, stride, offset)]);
+  // The summed gradient is linear in g; its gradient is the same strided view of the incoming one.
+  const backward: BackwardFn = (g) => [
+    record('StridedSumBackward', noGrad(() => stridedSum(g, x.shape, x.numel(), shape, stride, offset)), [g], (gg) => [asStrided(gg.contiguous(), shape, stride, offset)]),
+  ];
+  return make(x, shape, stride, x._offset + offset, 'AsStridedBackward', backward);
 }
 
 /** Whether distinct indices of (shape, strides) always land on distinct elements (a sufficient test). */
