@@ -14,8 +14,10 @@
 #      native/cuda/gpu-check.sh run [OUT_DIR]        (default: $OUT, else native/cuda/gpu-check-out)
 #    It unpacks node, loads the carried addon (or builds one with nvcc for the local GPU), then
 #    runs: the conformance suite on cuda (GEMM by cuBLASLt when present, then the matmul cases
-#    again on our own kernels), train-mnist with --amp fp16 and --amp bf16 (EPOCHS, default 2),
-#    and the CUDA benchmarks (GEMM TFLOPS by dtype and size, MLP steps/s), and writes
+#    again on our own kernels), the fused attention kernel at realistic sizes against a float64
+#    reference computed on the host (packages/backend-cuda/test/attention-check.mjs), train-mnist
+#    with --amp fp16 and --amp bf16 (EPOCHS, default 2), and the CUDA benchmarks (GEMM TFLOPS by
+#    dtype and size, MLP steps/s), and writes
 #    OUT_DIR/gpu-check.md with the numbers (plus each step's JSON and log).
 #    QUICK=1 shortens everything; STEP_TIMEOUT (seconds, default 300) bounds each step; MODEL=mlp
 #    trains the small model; CORE_CUDA_BENCH_SIZES=512,1024 picks the GEMM sizes. With
@@ -108,6 +110,7 @@ run() {
   step probe probe
   step conformance conformance "$OUT_DIR/conformance" --gemm auto
   step conformance-own-gemm conformance "$OUT_DIR/conformance-own-gemm" --gemm own --filter matmul
+  step attention attention "$OUT_DIR/attention.json" "${quick[@]}"
   step train-fp16 train "$OUT_DIR/train-fp16.json" --amp fp16 --epochs "$epochs" --model "${MODEL:-cnn}"
   step train-bf16 train "$OUT_DIR/train-bf16.json" --amp bf16 --epochs "$epochs" --model "${MODEL:-cnn}"
   step bench bench "$OUT_DIR/bench.json" "${quick[@]}"
@@ -127,6 +130,11 @@ for (const n of ['conformance', 'conformance-own-gemm']) {
   if (r.failedTotal > r.failed.length) lines.push(`- … ${r.failedTotal - r.failed.length} more in ${n}.json`);
   lines.push('');
 }
+const att = read('attention');
+lines.push('## Fused attention against float64 on the host', '');
+if (att) for (const r of att.results) lines.push(`- ${r.ok ? 'ok' : 'FAIL'} ${r.name}: out ${r.out.mismatches} mismatches (worst ${r.out.worstOfTolerance.toFixed(2)} of the tolerance), logSumExp ${r.logSumExp.mismatches}`);
+else lines.push('no result (see attention.log)');
+lines.push('');
 lines.push(`## Training demo (train-mnist, ${process.env.MODEL ?? 'cnn'})`, '', '| amp | epochs | test accuracy | final train loss | steps/s | skipped steps | ended in |', '|---|---|---|---|---|---|---|');
 for (const amp of ['fp16', 'bf16']) {
   const r = read(`train-${amp}`);
@@ -149,5 +157,5 @@ NODE_EOF
 case "${1:-}" in
   prepare) prepare ;;
   run) shift; run "$@" ;;
-  *) sed -n '2,22p' "$0"; exit 2 ;;
+  *) sed -n '2,25p' "$0"; exit 2 ;;
 esac

@@ -3,6 +3,7 @@
 //   node gpu-check.mjs conformance OUT_PREFIX [--gemm auto|own] [--filter SUBSTRING]
 //   node gpu-check.mjs train OUT.json --amp fp16|bf16|off [--epochs N] [--device cuda]
 //   node gpu-check.mjs bench OUT.json [--quick]
+//   node gpu-check.mjs attention OUT.json [--quick]
 // Every subcommand prints one JSON summary line last ("RESULT {...}") for gpu-check.sh's report.
 import { writeFileSync } from 'node:fs';
 import '@core/backend-cpu';
@@ -12,6 +13,7 @@ import { renderMarkdown, runConformance } from '@core/conformance';
 import { availableDevices, getBackend } from '@core/tensor';
 import { train } from '../../../examples/train-mnist/src/train.ts';
 import { runCudaBench } from '../../../test/bench/cuda.mjs';
+import { checkAttention, EMULATED_CASES, GPU_CASES } from '../../../packages/backend-cuda/test/attention-check.mjs';
 
 const [command, out, ...rest] = process.argv.slice(2);
 const flag = (name, fallback) => (rest.includes(name) ? rest[rest.indexOf(name) + 1] : fallback);
@@ -59,7 +61,16 @@ switch (command) {
     result(bench);
     break;
   }
+  case 'attention': {
+    // The fused attention kernel at realistic sizes (--quick: the fake driver's small ones) against the contract's formula in float64 on the host.
+    await availableDevices();
+    const report = await checkAttention(getBackend('cuda'), rest.includes('--quick') ? EMULATED_CASES : GPU_CASES);
+    for (const r of report.results) console.log(`  ${r.ok ? 'ok' : 'FAIL'} ${r.name}: out ${r.out.mismatches} mismatches, logSumExp ${r.logSumExp.mismatches}`);
+    writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+    result(report);
+    break;
+  }
   default:
-    console.error('usage: gpu-check.mjs probe | conformance OUT_PREFIX [--gemm auto|own] | train OUT.json --amp fp16|bf16 | bench OUT.json');
+    console.error('usage: gpu-check.mjs probe | conformance OUT_PREFIX [--gemm auto|own] | train OUT.json --amp fp16|bf16 | bench OUT.json | attention OUT.json');
     process.exit(2);
 }

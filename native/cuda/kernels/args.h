@@ -45,6 +45,22 @@ struct AdamArgs {
   int32_t decoupled, maximize, amsgrad;
 };
 
+/**
+ * Fused attention's forward: q [batch, L, E], k [batch, S, E], v [batch, S, Ev], out [batch, L, Ev]
+ * and the float32 logSumExp [batch, L], all contiguous from their element offsets; the additive mask
+ * (hasMask) is [batch, L, S] through its strides. Blocks take ATT_ROWS query rows (one per thread)
+ * and ATT_COLUMNS (or ATT_COLUMNS_SMALL) columns of Ev each; keys stream through shared memory
+ * ATT_KEYS at a time, their E dims ATT_DEPTH at a time.
+ */
+struct AttentionArgs {
+  int64_t batch, L, S, E, Ev;
+  int64_t qOff, kOff, vOff, outOff, lseOff;
+  int64_t maskOff, maskSb, maskSl, maskSs;
+  float scale;
+  int32_t hasMask, causal;
+};
+constexpr int ATT_ROWS = 64, ATT_KEYS = 32, ATT_DEPTH = 32, ATT_COLUMNS = 128, ATT_COLUMNS_SMALL = 64;
+
 struct MatmulArgs {
   int64_t batch, m, n, k;
   int64_t aOff, aSb, aSm, aSk;

@@ -128,6 +128,13 @@ KF void offsetsOf(const Layout& L, int64_t i, int64_t (&off)[N]) {
   }
 }
 
+/** Under nvcc, fully unroll the loop that follows (a constant trip count), so the arrays it indexes stay in registers. */
+#ifdef __CUDACC__
+#define CK_UNROLL _Pragma("unroll")
+#else
+#define CK_UNROLL
+#endif
+
 /** Grid-stride loop bounds, 64-bit so tensors over 2^31 elements index correctly. */
 #define CK_GRID_LOOP(i, n)                                                              \
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);            \

@@ -38,6 +38,14 @@ CK_FOR_TYPES(CK_ELEMENTWISE)
 CK_FOR_FLOATS(CK_MATMUL)
 CK_MATMUL(i32, int32_t)
 
+// Contract 1.4.0's attention, per dtype and per width of a block's Ev slice: ck_attention_<dtype>_<columns>.
+static_assert(ATT_COLUMNS == 128 && ATT_COLUMNS_SMALL == 64, "the ck_attention_* names spell the slice widths");
+#define CK_ATTENTION(sfx, T, DV)                                                                                    \
+  extern "C" __global__ void ck_attention_##sfx##_##DV(AttentionArgs a, const T* q, const T* k, const T* v,         \
+                                                        const T* mask, T* out, float* lse) {                         \
+    attentionKernel<T, DV>(a, q, k, v, mask, out, lse);                                                             \
+  }
+
 #define CK_FUSED(sfx, T)                                                                                          \
   extern "C" __global__ void ck_softmax_##sfx(ReduceLayout L, int64_t outDimStride, int logMode, const T* x, T* out) { \
     softmaxKernel<T>(L, outDimStride, logMode, x, out);                                                            \
@@ -56,7 +64,8 @@ CK_MATMUL(i32, int32_t)
   }                                                                                                                 \
   extern "C" __global__ void ck_addcmul_##sfx(Layout L, const T* x, const T* t1, const T* t2, T* out) {           \
     addcmulKernel<T>(L, x, t1, t2, out);                                                                            \
-  }
+  }                                                                                                                 \
+  CK_ATTENTION(sfx, T, 128) CK_ATTENTION(sfx, T, 64)
 CK_FOR_FLOATS(CK_FUSED)
 
 extern "C" __global__ void ck_reduce_f16_f32(ReduceLayout L, int op, const f16* x, float* out) { reduceKernel<f16, float>(L, op, x, out); }

@@ -65,6 +65,13 @@ rt::Ref ref(const Napi::Env& env, const Napi::Value& v) {
   return r;
 }
 
+/** An optional operand: false for null or undefined, otherwise `r` is set from it. */
+bool optionalRef(const Napi::Env& env, const Napi::Value& v, rt::Ref& r) {
+  if (v.IsNull() || v.IsUndefined()) return false;
+  r = ref(env, v);
+  return true;
+}
+
 template <typename F>
 Napi::Value guarded(const Napi::CallbackInfo& info, F&& f) {
   try {
@@ -308,11 +315,16 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
                       (float)num(s, "weightDecay"), (float)num(s, "decayFactor"), (float)num(s, "stepSize"), (float)num(s, "biasCorrection2Sqrt"),
                       s.Get("decoupled").ToBoolean().Value(), s.Get("maximize").ToBoolean().Value()};
     rt::Ref vmax;
-    const bool ams = !info[5].IsNull() && !info[5].IsUndefined();
-    if (ams) vmax = ref(env, info[5]);
+    const bool ams = optionalRef(env, info[5], vmax);
     d.adam(ref(env, info[1]), ref(env, info[2]), ref(env, info[3]), ref(env, info[4]), ams ? &vmax : nullptr, a);
   })));
   exports.Set("addcmul", Napi::Function::New(env, OP_CALL(d.addcmul(ref(env, info[1]), ref(env, info[2]), ref(env, info[3]), ref(env, info[4])))));
+  exports.Set("attention", Napi::Function::New(env, OP_CALL({
+    rt::Ref mask;
+    const bool masked = optionalRef(env, info[4], mask);
+    d.attention(ref(env, info[1]), ref(env, info[2]), ref(env, info[3]), masked ? &mask : nullptr, (float)f64(info[5]), info[6].ToBoolean().Value(),
+                ref(env, info[7]), ref(env, info[8]));
+  })));
   return exports;
 }
 

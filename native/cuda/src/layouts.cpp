@@ -87,6 +87,56 @@ ck::MatmulArgs matmulArgs(const Ref& a, const Ref& b, const Ref& out) {
   return g;
 }
 
+namespace {
+
+/** Row-major strides from the offset on (a size-1 dim's stride never matters). */
+bool contiguous(const Ref& r) {
+  int64_t expected = 1;
+  for (int d = r.ndim - 1; d >= 0; d--) {
+    if (r.shape[d] != 1 && r.strides[d] != expected) return false;
+    expected *= r.shape[d];
+  }
+  return true;
+}
+
+std::string shapeText(const Ref& r) {
+  std::string s = "[";
+  for (int d = 0; d < r.ndim; d++) s += (d ? ", " : "") + std::to_string(r.shape[d]);
+  return s + "]";
+}
+
+}  // namespace
+
+ck::AttentionArgs attentionArgs(const Ref& q, const Ref& k, const Ref& v, const Ref* mask, const Ref& out, const Ref& lse, float scale, bool causal) {
+  const std::string shapes = "q " + shapeText(q) + ", k " + shapeText(k) + ", v " + shapeText(v) + ", out " + shapeText(out) + ", logSumExp " +
+                             shapeText(lse) + (mask ? ", mask " + shapeText(*mask) : "");
+  if (q.ndim != 3 || k.ndim != 3 || v.ndim != 3 || out.ndim != 3 || lse.ndim != 2 || (mask && mask->ndim != 3))
+    throw CudaError("cuda attention: expects q [B, L, E], k [B, S, E], v [B, S, Ev], out [B, L, Ev], logSumExp [B, L] and mask [B, L, S]; got " + shapes);
+  ck::AttentionArgs a{};
+  a.batch = q.shape[0]; a.L = q.shape[1]; a.E = q.shape[2]; a.S = k.shape[1]; a.Ev = v.shape[2];
+  const bool fits = k.shape[0] == a.batch && k.shape[2] == a.E && v.shape[0] == a.batch && v.shape[1] == a.S && out.shape[0] == a.batch &&
+                    out.shape[1] == a.L && out.shape[2] == a.Ev && lse.shape[0] == a.batch && lse.shape[1] == a.L &&
+                    (!mask || (mask->shape[0] == a.batch && mask->shape[1] == a.L && mask->shape[2] == a.S));
+  if (!fits) throw CudaError("cuda attention: the shapes do not agree (" + shapes + ")");
+  if (a.batch < 1 || a.L < 1 || a.S < 1 || a.E < 1 || a.Ev < 1) throw CudaError("cuda attention: every dim must be at least 1 (" + shapes + ")");
+  if (a.Ev > (int64_t)ck::ATT_COLUMNS * 65535) throw CudaError("cuda attention: Ev " + std::to_string(a.Ev) + " needs more than 65535 blocks along y");
+  const bool floating = out.dtype == ck::F32 || out.dtype == ck::F16 || out.dtype == ck::BF16;
+  if (!floating || q.dtype != out.dtype || k.dtype != out.dtype || v.dtype != out.dtype || (mask && mask->dtype != out.dtype) || lse.dtype != ck::F32)
+    throw CudaError("cuda attention: q, k, v, mask and out must share one floating dtype and logSumExp must be float32");
+  for (const Ref* r : {&q, &k, &v, &out, &lse})
+    if (!contiguous(*r)) throw CudaError("cuda attention: q, k, v, out and logSumExp must be contiguous (" + shapes + ")");
+  a.qOff = q.offset; a.kOff = k.offset; a.vOff = v.offset; a.outOff = out.offset; a.lseOff = lse.offset;
+  if (mask) {
+    a.hasMask = 1;
+    a.maskOff = mask->offset; a.maskSb = mask->strides[0]; a.maskSl = mask->strides[1]; a.maskSs = mask->strides[2];
+  }
+  a.scale = scale;
+  a.causal = causal;
+  return a;
+}
+
+int attentionColumns(int64_t ev) { return ev <= ck::ATT_COLUMNS_SMALL ? ck::ATT_COLUMNS_SMALL : ck::ATT_COLUMNS; }
+
 ck::Layout indexLayout(const Ref& iter, const Ref& index, const Ref& target, int dim, int64_t& dimStride) {
   if (index.ndim == 0 && iter.ndim == 0 && target.ndim <= 1) {
     // A 0-dim index picks one element of a 0-dim (or, as core passes it, 1-element 1-D) target.

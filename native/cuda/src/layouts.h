@@ -19,6 +19,14 @@ unsigned reduceThreads(int64_t inner);
 /** A [B,M,K] @ [B,K,N] → [B,M,N] launch; a batch of size 1 broadcasts. */
 ck::MatmulArgs matmulArgs(const Ref& a, const Ref& b, const Ref& out);
 /**
+ * Fused attention's arguments: q [B, L, E], k [B, S, E], v [B, S, Ev], out [B, L, Ev] of one
+ * floating dtype and the float32 lse [B, L], all contiguous from their offsets; mask null or
+ * [B, L, S] of out's dtype, strided. Throws CudaError saying which operand does not fit.
+ */
+ck::AttentionArgs attentionArgs(const Ref& q, const Ref& k, const Ref& v, const Ref* mask, const Ref& out, const Ref& lse, float scale, bool causal);
+/** The Ev columns one attention block computes: ATT_COLUMNS_SMALL when Ev fits in them, else ATT_COLUMNS. */
+int attentionColumns(int64_t ev);
+/**
  * gather / scatterAdd over the index's positions: operands [0] `iter` (out for gather, src for
  * scatterAdd), [1] index, [2] `target` (x for gather, out for scatterAdd) with its `dim` stride
  * zeroed and returned in `dimStride` (the index value supplies that coordinate).

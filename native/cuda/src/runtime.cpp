@@ -553,4 +553,15 @@ void DeviceState::addcmul(const Ref& x, const Ref& t1, const Ref& t2, const Ref&
   launch("ck_addcmul_" + suffix(out.dtype), {gridFor(L.numel, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, L, x.ptr, t1.ptr, t2.ptr, out.ptr);
 }
 
+void DeviceState::attention(const Ref& q, const Ref& k, const Ref& v, const Ref* mask, float scale, bool causal, const Ref& out, const Ref& lse) {
+  const ck::AttentionArgs a = attentionArgs(q, k, v, mask, out, lse, scale, causal);
+  const int columns = attentionColumns(a.Ev);
+  // Blocks walk the (batch, row tile) pairs on x (a grid-stride loop past the cap); y slices Ev.
+  const int64_t tasks = a.batch * ((a.L + ck::ATT_ROWS - 1) / ck::ATT_ROWS);
+  makeCurrent();
+  launch("ck_attention_" + suffix(out.dtype) + "_" + std::to_string(columns),
+         {(unsigned)std::min<int64_t>(tasks, (int64_t)smCount_ * 64), (unsigned)((a.Ev + columns - 1) / columns)}, {(unsigned)ck::ATT_ROWS}, a, q.ptr,
+         k.ptr, v.ptr, mask ? mask->ptr : 0ull, out.ptr, lse.ptr);
+}
+
 }  // namespace rt

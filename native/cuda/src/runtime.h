@@ -89,6 +89,8 @@ class DeviceState {
   void unscale(const Ref& grad, const Ref& foundInf, const Ref& invScale);
   void adam(const Ref& p, const Ref& g, const Ref& m, const Ref& v, const Ref* vmax, const AdamScalars& s);
   void addcmul(const Ref& x, const Ref& t1, const Ref& t2, const Ref& out);
+  /** Attention's forward pass into out and lse (contract 1.4.0); mask may be null. */
+  void attention(const Ref& q, const Ref& k, const Ref& v, const Ref* mask, float scale, bool causal, const Ref& out, const Ref& lse);
 
   /** 'auto' (cuBLASLt when loaded, else our kernels), 'own' (tiled / wmma only) or 'cublaslt'. */
   void setGemmMode(const std::string& mode) { gemmMode_ = mode; }

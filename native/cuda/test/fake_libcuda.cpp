@@ -33,7 +33,8 @@ std::unordered_map<std::string, Thunk>& kernels() {
 #define K(name) t.emplace(#name, thunk(name));
 #define K_TYPED(sfx, T) K(ck_unary_##sfx) K(ck_binary_##sfx) K(ck_compare_##sfx) K(ck_reduce_##sfx) K(ck_argreduce_##sfx)
     CK_FOR_TYPES(K_TYPED)
-#define K_FLOAT(sfx, T) K(ck_matmul_##sfx) K(ck_softmax_##sfx) K(ck_crossentropy_##sfx) K(ck_unscale_##sfx) K(ck_adam_##sfx) K(ck_scatteradd_##sfx) K(ck_addcmul_##sfx)
+#define K_FLOAT(sfx, T) K(ck_matmul_##sfx) K(ck_softmax_##sfx) K(ck_crossentropy_##sfx) K(ck_unscale_##sfx) K(ck_adam_##sfx) K(ck_scatteradd_##sfx) K(ck_addcmul_##sfx) \
+  K(ck_attention_##sfx##_64) K(ck_attention_##sfx##_128)
     CK_FOR_FLOATS(K_FLOAT)
 #define K_ORDERING(sfx, T) K(ck_argsort_keys_##sfx) K(ck_scatter_##sfx)
     CK_FOR_TYPES(K_ORDERING)

@@ -97,6 +97,9 @@ template <> double roundRef<float>(double v) { return (double)(float)v; }
 template <> double roundRef<f16>(double v) { return refHalf((double)(float)v); }
 template <> double roundRef<bf16>(double v) { return refBf16((double)(float)v); }
 
+/** The dtype code of a floating storage type. */
+template <typename T> constexpr int dtypeCode() { return std::is_same<T, float>::value ? ck::F32 : std::is_same<T, f16>::value ? ck::F16 : ck::BF16; }
+
 template <typename T>
 static std::vector<double> asDouble(const std::vector<T>& v) {
   std::vector<double> d(v.size());
@@ -343,6 +346,8 @@ template <typename T> struct KF32;
     static constexpr auto adam = ck_adam_##sfx;                     \
     static constexpr auto matmul = ck_matmul_##sfx;                 \
     static constexpr auto addcmul = ck_addcmul_##sfx;               \
+    static constexpr auto attention64 = ck_attention_##sfx##_64;    \
+    static constexpr auto attention128 = ck_attention_##sfx##_128;  \
   };
 CK_FOR_FLOATS(CK_TEST_KF)
 template <typename T> struct Wmma;
@@ -499,7 +504,7 @@ static void testAdam() {
 template <typename T>
 static void testAddcmul(const char* name) {
   const int64_t R = 5, C = 7;
-  const int dtype = std::is_same<T, float>::value ? ck::F32 : std::is_same<T, f16>::value ? ck::F16 : ck::BF16;
+  const int dtype = dtypeCode<T>();
   std::vector<float> xf = randn(R * C + 1), t1f = randn(R * C), t2f = randn(C);
   // Element (0, 0): the product (1 + 2^-23)(1 − 2^-23) = 1 − 2^-46 rounds to 1 and the sum to 0; an FMA gives −2^-46.
   xf[1] = -1.f; t1f[0] = 1.f + 0x1p-23f; t2f[0] = 1.f - 0x1p-23f;
@@ -525,6 +530,171 @@ static void testAddcmul(const char* name) {
     // Stated apart from the reference, which the host compiler could contract as well.
     check(toF(out[0]) == 0 && !std::signbit(toF(out[0])), what + ": the product is rounded before the sum (+0, not an FMA's −2^-46)");
   }
+}
+
+// ---- fused attention (contract 1.4.0) -------------------------------------------------------
+
+/** An additive mask: `data` viewed as [B, L, S] through `strides` (0 on a broadcast dim) from `offset`. */
+struct AttentionMask {
+  std::vector<float> data;
+  int64_t offset;
+  int64_t strides[3];
+};
+
+/** One attention launch: sizes, scale, isCausal, an optional mask, and NaNs put into q, k or v. */
+struct AttentionCase {
+  std::string name;
+  int64_t B, L, S, E, Ev;
+  float scale;
+  bool causal;
+  const AttentionMask* mask;
+  std::vector<std::pair<char, int64_t>> nans;  // ('q' | 'k' | 'v', element index)
+};
+
+/**
+ * The contract's formula in double over the keys that take part (s < S, and s ≤ l with isCausal):
+ * score = scale·q·k + mask, lse = log Σ exp(score), out = Σ exp(score − lse)·v. A row whose scores
+ * are all −∞ gives NaN and −∞; a NaN score makes the row NaN.
+ */
+static void attentionReference(const AttentionCase& c, const std::vector<double>& q, const std::vector<double>& k, const std::vector<double>& v,
+                               const std::function<double(int64_t, int64_t, int64_t)>& mask, std::vector<double>& out, std::vector<double>& lse) {
+  out.assign(c.B * c.L * c.Ev, 0.0);
+  lse.assign(c.B * c.L, 0.0);
+  for (int64_t b = 0; b < c.B; b++)
+    for (int64_t l = 0; l < c.L; l++) {
+      const int64_t keys = c.causal ? std::min(c.S, l + 1) : c.S;
+      std::vector<double> score(keys);
+      double m = -INFINITY;
+      bool nan = false;
+      for (int64_t s = 0; s < keys; s++) {
+        double dot = 0;
+        for (int64_t e = 0; e < c.E; e++) dot += q[(b * c.L + l) * c.E + e] * k[(b * c.S + s) * c.E + e];
+        score[s] = c.scale * dot + mask(b, l, s);
+        if (std::isnan(score[s])) nan = true;
+        else m = std::max(m, score[s]);
+      }
+      double total = 0;
+      for (int64_t s = 0; s < keys; s++) total += std::exp(score[s] - m);
+      const double logSum = nan ? NAN : m == -INFINITY ? -INFINITY : m + std::log(total);
+      lse[b * c.L + l] = logSum;
+      for (int64_t col = 0; col < c.Ev; col++) {
+        double o = 0;
+        for (int64_t s = 0; s < keys; s++) o += std::exp(score[s] - logSum) * v[(b * c.S + s) * c.Ev + col];
+        out[(b * c.L + l) * c.Ev + col] = std::isfinite(logSum) ? o : NAN;
+      }
+    }
+}
+
+/**
+ * Runs one case through the addon's attentionArgs and the kernel variant the runtime would pick,
+ * on at most 3 blocks along x (so larger cases also take the grid-stride loop). Inputs sit at
+ * offsets after NaNs, outputs between sentinels: reading or writing the wrong element shows.
+ */
+template <typename T>
+static void testAttention(const AttentionCase& c, double atol, double rtol, const char* dtypeName) {
+  const int dtype = dtypeCode<T>();
+  const int64_t QO = 1, KO = 2, VO = 3, OO = 2, LO = 1;
+  auto input = [](int64_t n, int64_t offset) {
+    std::vector<float> f = randn(n);
+    std::vector<T> t(offset + n, fromD<T>(NAN));
+    for (int64_t i = 0; i < n; i++) t[offset + i] = fromD<T>(f[i]);
+    return t;
+  };
+  std::vector<T> q = input(c.B * c.L * c.E, QO), k = input(c.B * c.S * c.E, KO), v = input(c.B * c.S * c.Ev, VO);
+  for (auto [which, i] : c.nans) (which == 'q' ? q[QO + i] : which == 'k' ? k[KO + i] : v[VO + i]) = fromD<T>(NAN);
+  std::vector<T> mask;
+  if (c.mask) for (float x : c.mask->data) mask.push_back(fromD<T>(x));
+  const T sentinel = fromD<T>(12345.0);
+  std::vector<T> out(OO + c.B * c.L * c.Ev + 1, sentinel);
+  std::vector<float> lse(LO + c.B * c.L + 1, 12345.f);
+  rt::Ref rq = refOf(q, dtype, {c.B, c.L, c.E}, {c.L * c.E, c.E, 1}, QO), rk = refOf(k, dtype, {c.B, c.S, c.E}, {c.S * c.E, c.E, 1}, KO);
+  rt::Ref rv = refOf(v, dtype, {c.B, c.S, c.Ev}, {c.S * c.Ev, c.Ev, 1}, VO), ro = refOf(out, dtype, {c.B, c.L, c.Ev}, {c.L * c.Ev, c.Ev, 1}, OO);
+  rt::Ref rl = refOf(lse, ck::F32, {c.B, c.L}, {c.L, 1}, LO);
+  rt::Ref rm = c.mask ? refOf(mask, dtype, {c.B, c.L, c.S}, {c.mask->strides[0], c.mask->strides[1], c.mask->strides[2]}, c.mask->offset) : rt::Ref{};
+  const ck::AttentionArgs a = rt::attentionArgs(rq, rk, rv, c.mask ? &rm : nullptr, ro, rl, c.scale, c.causal);
+  const int columns = rt::attentionColumns(c.Ev);
+  const int64_t tasks = c.B * ((c.L + ATT_ROWS - 1) / ATT_ROWS);
+  emu::launch(dim3((unsigned)std::min<int64_t>(tasks, 3), (unsigned)((c.Ev + columns - 1) / columns)), dim3(ATT_ROWS),
+              columns == ATT_COLUMNS_SMALL ? KF32<T>::attention64 : KF32<T>::attention128, a, at<T>(rq), at<T>(rk), at<T>(rv),
+              c.mask ? at<T>(rm) : nullptr, atMut<T>(ro), atMut<float>(rl));
+
+  std::vector<double> wantOut, wantLse;
+  auto values = [](const std::vector<T>& x, int64_t offset) { return asDouble(std::vector<T>(x.begin() + offset, x.end())); };
+  auto maskAt = [&](int64_t b, int64_t l, int64_t s) {
+    return c.mask ? toF(mask[c.mask->offset + b * c.mask->strides[0] + l * c.mask->strides[1] + s * c.mask->strides[2]]) : 0.0;
+  };
+  attentionReference(c, values(q, QO), values(k, KO), values(v, VO), maskAt, wantOut, wantLse);
+  for (double& o : wantOut) o = roundRef<T>(o);
+  const std::string what = std::string("attention ") + dtypeName + ", " + c.name;
+  checkAll(std::vector<T>(out.begin() + OO, out.end() - 1), wantOut, atol, rtol, what + ": out");
+  checkAll(std::vector<float>(lse.begin() + LO, lse.end() - 1), wantLse, 1e-5, 1e-5, what + ": logSumExp (float32)");
+  const double mark = toF(sentinel);
+  const bool kept = toF(out[0]) == mark && toF(out[OO - 1]) == mark && toF(out.back()) == mark && lse[0] == 12345.f && lse.back() == 12345.f;
+  check(kept, what + ": nothing written outside out and logSumExp");
+}
+
+static void testAttentionArgs() {
+  std::vector<float> buf(64);
+  std::vector<f16> half(64);
+  const rt::Ref q = refOf(buf, ck::F32, {1, 2, 4}, {8, 4, 1}), k = refOf(buf, ck::F32, {1, 3, 4}, {12, 4, 1}), v = refOf(buf, ck::F32, {1, 3, 2}, {6, 2, 1});
+  const rt::Ref out = refOf(buf, ck::F32, {1, 2, 2}, {4, 2, 1}), lse = refOf(buf, ck::F32, {1, 2}, {2, 1});
+  auto error = [&](const rt::Ref& q_, const rt::Ref& k_, const rt::Ref* mask, const rt::Ref& lse_) -> std::string {
+    try {
+      rt::attentionArgs(q_, k_, v, mask, out, lse_, 1.f, false);
+      return "";
+    } catch (const rt::CudaError& e) {
+      return e.what();
+    }
+  };
+  const rt::Ref mask = refOf(buf, ck::F32, {1, 2, 3}, {0, 0, 1}, 7), badMask = refOf(buf, ck::F32, {1, 2, 4}, {0, 4, 1});
+  const ck::AttentionArgs a = rt::attentionArgs(q, k, v, &mask, out, lse, 0.5f, true);
+  check(error(q, k, &mask, lse).empty() && a.L == 2 && a.S == 3 && a.E == 4 && a.Ev == 2 && a.hasMask && a.maskOff == 7 && a.maskSl == 0 && a.causal,
+        "attentionArgs: sizes, a broadcast mask's strides and offset");
+  check(error(refOf(buf, ck::F32, {1, 2, 4}, {8, 1, 2}), k, nullptr, lse).find("must be contiguous") != std::string::npos,
+        "attentionArgs: a transposed q is refused (the kernel reads contiguous rows)");
+  check(error(q, refOf(buf, ck::F32, {1, 3, 5}, {15, 5, 1}), nullptr, lse).find("do not agree (q [1, 2, 4], k [1, 3, 5]") != std::string::npos,
+        "attentionArgs: k's E must be q's, and the message lists the shapes");
+  check(error(q, k, &badMask, lse).find("do not agree") != std::string::npos, "attentionArgs: the mask must be [B, L, S]");
+  check(error(q, k, nullptr, refOf(half, ck::F16, {1, 2}, {2, 1})).find("logSumExp must be float32") != std::string::npos,
+        "attentionArgs: a float16 logSumExp is refused");
+  check(rt::attentionColumns(64) == 64 && rt::attentionColumns(65) == 128 && rt::attentionColumns(1000) == 128,
+        "attentionColumns: the 64-column variant up to Ev 64, the 128-column one above");
+}
+
+static void testAttentionKernels() {
+  testAttentionArgs();
+  const AttentionCase tiles{"B 2, L 70, S 45, E 40, Ev 24: two row tiles, two key tiles, two E chunks, none full", 2, 70, 45, 40, 24, 0.158f, false, nullptr, {}};
+  testAttention<float>(tiles, 1e-5, 1e-5, "f32");
+  testAttention<f16>(tiles, 1e-5, 1e-3, "f16 (f32 math, one rounding)");
+  testAttention<bf16>(tiles, 1e-4, 8e-3, "bf16 (f32 math, one rounding)");
+  testAttention<float>({"S 1: every weight is 1", 2, 3, 1, 5, 7, 0.5f, false, nullptr, {}}, 1e-6, 1e-6, "f32");
+  const AttentionCase wide{"E 200, Ev 300: seven E chunks, Ev in three blocks of 128 columns", 1, 5, 37, 200, 300, 0.0707f, false, nullptr, {}};
+  testAttention<float>(wide, 1e-5, 1e-5, "f32");
+  testAttention<bf16>(wide, 1e-4, 8e-3, "bf16 (f32 math, one rounding)");
+
+  // [B, L, S] = [2, 9, 33] broadcast over the batch and stored transposed ([S, L]: strides 0, 1, 9)
+  // after 5 NaNs it must not read; a quarter of the scores −∞, and row 3 with no key left.
+  AttentionMask batchShared{randn(5 + 9 * 33), 5, {0, 1, 9}};
+  for (int i = 0; i < 5; i++) batchShared.data[i] = NAN;
+  for (int i = 0; i < 9 * 33; i++) if (i % 4 == 1) batchShared.data[5 + i] = -INFINITY;
+  for (int s = 0; s < 33; s++) batchShared.data[5 + s * 9 + 3] = -INFINITY;
+  const AttentionCase masked{"mask broadcast over the batch, transposed, at an offset; a fully masked row is NaN with logSumExp −∞", 2, 9, 33, 8, 8,
+                             0.35f, false, &batchShared, {}};
+  testAttention<float>(masked, 1e-5, 1e-5, "f32");
+  testAttention<f16>(masked, 1e-5, 1e-3, "f16 (f32 math, one rounding)");
+  AttentionMask rowShared{randn(2 * 6), 0, {6, 0, 1}};
+  testAttention<float>({"mask [B, 1, S] broadcast over the rows, negative scale", 2, 4, 6, 3, 5, -0.7f, false, &rowShared, {}}, 1e-5, 1e-5, "f32");
+
+  // Keys past a row take no part: NaNs at key 30 (k of batch 0, v of batch 1) must not reach any row.
+  const AttentionCase causalShort{"causal, L 5 < S 40: NaN in k and v past the diagonal stays out", 2, 5, 40, 6, 4, 0.4f, true, nullptr,
+                                  {{'k', 30 * 6}, {'v', (40 + 30) * 4 + 2}}};
+  testAttention<float>(causalShort, 1e-5, 1e-5, "f32");
+  testAttention<f16>(causalShort, 1e-5, 1e-3, "f16 (f32 math, one rounding)");
+  testAttention<float>({"causal, L 100 > S 40: rows from 40 on see every key", 1, 100, 40, 16, 16, 0.25f, true, nullptr, {}}, 1e-5, 1e-5, "f32");
+  testAttention<bf16>({"causal, L 70 > S 33, Ev 65 (the 128-column variant)", 1, 70, 33, 9, 65, 0.3f, true, nullptr, {}}, 1e-4, 8e-3, "bf16");
+  testAttention<float>({"NaN propagates: from q to its row, from a key of k to every row, from v to its column", 3, 4, 5, 3, 4, 0.5f, false, nullptr,
+                        {{'q', 1 * 3 + 2}, {'k', (5 + 3) * 3}, {'v', (2 * 5 + 4) * 4 + 1}}},
+                       1e-5, 1e-5, "f32");
 }
 
 static void testIndexingAndRandom() {
@@ -783,6 +953,7 @@ int main() {
   testAddcmul<float>("f32 (bit for bit the decomposition: no FMA)");
   testAddcmul<f16>("f16 (f32 math, one rounding)");
   testAddcmul<bf16>("bf16 (f32 math, one rounding)");
+  testAttentionKernels();
   testIndexingAndRandom();
   testAlongAxis();
   printf("kernel tests (CPU emulation): %d passed, %d failed\n", passed, failed);

@@ -8,7 +8,7 @@ import { WasmRuntime } from './wasm/runtime.js';
 export { CpuStorage } from './storage.js';
 
 /** The contract version this backend implements; core checks its major against its own. */
-const IMPLEMENTS_CONTRACT = '1.3.0';
+const IMPLEMENTS_CONTRACT = '1.4.0';
 
 const FULL: DTypeSupport = { storage: true, compute: true };
 

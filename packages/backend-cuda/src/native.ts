@@ -111,6 +111,8 @@ export interface CudaAddon {
   unscaleAndCheck(device: number, grads: readonly NativeRef[], foundInf: NativeRef, invScale: NativeRef): void;
   adam(device: number, p: NativeRef, g: NativeRef, m: NativeRef, v: NativeRef, vmax: NativeRef | null, scalars: NativeAdamScalars): void;
   addcmul(device: number, x: NativeRef, t1: NativeRef, t2: NativeRef, out: NativeRef): void;
+  attention(device: number, q: NativeRef, k: NativeRef, v: NativeRef, mask: NativeRef | null, scale: number, isCausal: boolean, out: NativeRef,
+    logSumExp: NativeRef): void;
 }
 
 /** dtype codes shared with native/cuda/kernels/args.h (enum DType). */

@@ -61,6 +61,20 @@ describe.skipIf(!ready)('cuda through the fake driver', () => {
     });
   });
 
+  it('fused attention through the addon matches the contract\'s formula in float64 (each dtype, shared mask, causal L < S and L > S, two column blocks)', async () => {
+    const r = await run(['attention']) as {
+      ok: boolean;
+      results: { name: string; ok: boolean }[];
+      transposedQueryError: string | null;
+      contractVersion: string;
+    };
+    expect(r.results.filter((c) => !c.ok)).toEqual([]);
+    expect(r.results.map((c) => c.name.split(',')[0])).toEqual(['float32', 'float16', 'bfloat16']);
+    expect(r.ok).toBe(true);
+    expect(r.transposedQueryError).toMatch(/cuda attention: q, k, v, out and logSumExp must be contiguous \(q \[1, 2, 2\]/);
+    expect(r.contractVersion).toBe('1.4.0');
+  });
+
   it('the conformance suite passes (strict) on cuda with our GEMM kernels', async () => {
     const r = await run(['conformance', '', 'own']) as {
       counts: { pass: number; fail: number; xpass: number; skip: number };

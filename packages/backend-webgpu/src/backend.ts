@@ -7,7 +7,7 @@ import { Runtime } from './runtime.js';
 import { deviceItemSize, sizeClass, WebGPUStorage } from './storage.js';
 import type { ShaderEnv } from './wgsl/gen.js';
 
-const IMPLEMENTS_CONTRACT = '1.3.0';
+const IMPLEMENTS_CONTRACT = '1.4.0';
 const FULL: DTypeSupport = { storage: true, compute: true };
 const DTYPES: readonly DTypeName[] = ['float32', 'float16', 'bfloat16', 'int32', 'bool'];
 

@@ -2,12 +2,13 @@
 // and caches) a pipeline keyed by a small description (op, dtypes, layouts), packs shapes,
 // strides and offsets into the dispatch's parameter slot and queues the dispatch: nothing waits.
 import type {
-  AdamSpec, ArgReduceOp, BinaryOp, CompareOp, CrossEntropySpec, CumulativeOp, DTypeName, FusedKernels, Kernels, RandomSpec, ReduceOp,
+  AdamSpec, ArgReduceOp, AttentionSpec, BinaryOp, CompareOp, CrossEntropySpec, CumulativeOp, DTypeName, FusedKernels, Kernels, RandomSpec, ReduceOp,
   ScatterMode, TensorRef, UnaryOp,
 } from '@core/tensor';
 import { float32ToBFloat16Bits, float32ToFloat16Bits } from '@core/tensor';
 import type { KernelSource, Runtime } from './runtime.js';
 import { deviceItemSize, type WebGPUStorage } from './storage.js';
+import { ATTENTION_ROWS, attentionMain, attentionPlan } from './wgsl/attention.js';
 import {
   coalesce, convert, extrasBase, groupsFor, isFloat, MAIN_SIGNATURE, MAX_RANK, shader, tag, THREAD_INDEX, valueType, walk, walkParams,
   type Operand, type ShaderEnv,
@@ -991,6 +992,59 @@ ${MAIN_SIGNATURE} {${THREAD_INDEX}
     elementwise(what, [x, t1, t2], out, stmt, [0]);
   }
 
+  /**
+   * Scaled dot-product attention's forward pass (contract 1.4.0), flash-style (see
+   * wgsl/attention.ts): one dispatch, a workgroup per (batch, 64 query rows, Ev chunk), keys and
+   * values streamed through workgroup memory with an online softmax in f32, out rounded once on
+   * store and logSumExp written as float32. Any E and Ev: head dims over 256 go through in chunks.
+   */
+  function attention(q: Ref, k: Ref, v: Ref, mask: Ref | null, spec: AttentionSpec, out: Ref, logSumExp: Ref): void {
+    const what = 'attention';
+    const d = q.dtype;
+    if (!isFloat(d)) throw new TypeError(`webgpu ${what}: needs a floating dtype, got ${d}`);
+    if (q.shape.length !== 3 || k.shape.length !== 3 || v.shape.length !== 3) {
+      throw new RangeError(`webgpu ${what}: needs q [B, L, E], k [B, S, E] and v [B, S, Ev], got [${q.shape.join(', ')}], [${k.shape.join(', ')}] and [${v.shape.join(', ')}]`);
+    }
+    const [B, L, E] = q.shape as [number, number, number];
+    const S = k.shape[1]!;
+    const Ev = v.shape[2]!;
+    if (Math.min(B, L, S, E, Ev) < 1) throw new RangeError(`webgpu ${what}: B, L, S, E and Ev must be at least 1, got ${B}, ${L}, ${S}, ${E} and ${Ev}`);
+    const operands: Array<[string, Ref | null, number[]]> = [['k', k, [B, S, E]], ['v', v, [B, S, Ev]], ['mask', mask, [B, L, S]], ['out', out, [B, L, Ev]]];
+    for (const [name, ref, shape] of operands) {
+      if (ref === null) continue;
+      checkShape(what, name, ref, shape);
+      checkDType(what, name, ref, d);
+    }
+    checkShape(what, 'logSumExp', logSumExp, [B, L]);
+    checkDType(what, 'logSumExp', logSumExp, 'float32');
+    for (const [name, ref] of [['q', q], ['k', k], ['v', v], ['out', out], ['logSumExp', logSumExp]] as const) checkFlat(what, name, ref);
+    // An input sharing a buffer with an output is copied first (a dispatch cannot bind a buffer as both).
+    const apart = (x: Ref) => detach(detach(x, out), logSumExp);
+    const [Q, K, V] = [apart(q), apart(k), apart(v)];
+    const M = mask === null ? null : apart(mask);
+    const plan = attentionPlan(E, Ev);
+    const ops: Operand[] = [
+      { name: 'qq', dtype: d, access: 'r' }, { name: 'kk', dtype: d, access: 'r' }, { name: 'vv', dtype: d, access: 'r' },
+      ...(M ? [{ name: 'mk', dtype: d, access: 'r' } as Operand] : []),
+      { name: 'o', dtype: d, access: 'w' }, { name: 'ls', dtype: 'float32', access: 'w' },
+    ];
+    const kernel: KernelSource = {
+      key: `attention:${plan.qkChunk}:${plan.vChunk}:${plan.chunkedE ? 'chunked' : 'whole'}:${M ? 'mask' : 'nomask'}|${tg(d)}`,
+      bindings: ops.map((o) => o.access),
+      source: () => shader(env, ops, attentionMain(plan, M !== null)),
+    };
+    const rowTiles = Math.ceil(L / ATTENTION_ROWS);
+    const chunks = Math.ceil(Ev / plan.vChunk);
+    const groups = B * rowTiles * chunks;
+    const params = Uint32Array.from([
+      B, L, S, E, Ev, rowTiles, chunks, groups, encodeScalar('float32', spec.scale), spec.isCausal ? 1 : 0,
+      Q.offset, K.offset, V.offset, out.offset, logSumExp.offset,
+      M?.offset ?? 0, ...(M ? M.strides : [0, 0, 0]).map((s) => s >>> 0),
+    ]);
+    const buffers = [Q, K, V, ...(M ? [M] : []), out, logSumExp].map((r) => r.storage.buffer);
+    rt.dispatch(kernel, buffers, params, groupsFor(groups, 1));
+  }
+
   const kernels: Kernels<WebGPUStorage> = {
     unary, binary, compare, where, cast, copy, fill, reduce, argReduce, matmul, gather, scatterAdd, random, argsort, cumulative, scatter,
   };
@@ -1001,6 +1055,7 @@ ${MAIN_SIGNATURE} {${THREAD_INDEX}
     unscaleAndCheck,
     adamw,
     addcmul,
+    attention,
   };
   return { kernels, fused };
 }

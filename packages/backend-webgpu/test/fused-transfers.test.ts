@@ -41,9 +41,9 @@ function close(got: number[], want: number[], tol: number): void {
 }
 
 describe('fused kernels through core', () => {
-  it('declares contract 1.3.0 and all six fused kernels', () => {
-    expect(gpu.contractVersion).toBe('1.3.0');
-    expect(Object.keys(gpu.fused ?? {}).sort()).toEqual(['adamw', 'addcmul', 'crossEntropy', 'logSoftmax', 'softmax', 'unscaleAndCheck']);
+  it('declares contract 1.4.0 and all seven fused kernels', () => {
+    expect(gpu.contractVersion).toBe('1.4.0');
+    expect(Object.keys(gpu.fused ?? {}).sort()).toEqual(['adamw', 'addcmul', 'attention', 'crossEntropy', 'logSoftmax', 'softmax', 'unscaleAndCheck']);
   });
 
   it('F.crossEntropy (ignoreIndex, label smoothing) runs the fused kernel: one dispatch for the losses, same value and gradient as the decomposition', async () => {

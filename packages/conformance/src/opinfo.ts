@@ -60,7 +60,7 @@ export interface OpInfo {
   /** The float64 oracle: exact result rounded into the result dtype (and an error bound when accumulated). */
   readonly reference: (inputs: NdArray[], args: Readonly<Record<string, any>>, dtype: DTypeName) => Expected;
   /** Name of the fused kernel that implements this composite op: its cases run fused and decomposed. */
-  readonly fused?: 'softmax' | 'logSoftmax' | 'crossEntropy' | 'addcmul';
+  readonly fused?: 'softmax' | 'logSoftmax' | 'crossEntropy' | 'addcmul' | 'attention';
   /** Per-sample tolerance changes, each with its reason. */
   readonly overrides?: readonly Override[];
 }

@@ -56,6 +56,7 @@ export {
 } from './ops/table.js';
 export { setFusedKernelsEnabled, fusedKernelsEnabled } from './dispatch/fused.js';
 export { fusedCrossEntropy, type FusedCrossEntropyOptions } from './ops/cross-entropy.js';
+export { fusedScaledDotProductAttention } from './ops/attention.js';
 export { fusedAdamStep, type FusedAdamTensors } from './ops/adam.js';
 export type { ValuesIndices } from './ops/reduce.js';
 export { memoryStats } from './tensor/memory.js';

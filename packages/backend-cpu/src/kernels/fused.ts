@@ -209,5 +209,11 @@ export function addcmul(x: Ref, t1: Ref, t2: Ref, out: Ref): void {
   commitValues(out, dst);
 }
 
+/**
+ * The fused kernels the cpu backend has. Not `attention`: its wasm matmuls and softmax run the
+ * decomposition faster than a scalar flash loop would.
+ */
+export type CpuFusedKernels = Omit<FusedKernels<CpuStorage>, 'attention'>;
+
 /** The CPU backend's fused kernels: softmax, logSoftmax, crossEntropy, unscale-and-check, Adam/AdamW and addcmul. */
-export const CpuFused: FusedKernels<CpuStorage> = { softmax, logSoftmax, crossEntropy, unscaleAndCheck, adamw, addcmul };
+export const CpuFused: CpuFusedKernels = { softmax, logSoftmax, crossEntropy, unscaleAndCheck, adamw, addcmul };

@@ -3,7 +3,8 @@
 // gather and scatter-add along an axis, and the fused softmax, cross entropy and Adam) when every
 // operand lives in the wasm heap, and hands everything else — other dtypes, odd layouts, plain
 // host arrays, bad arguments (whose errors the TypeScript kernels word) — to the TypeScript kernels.
-import type { AdamSpec, CrossEntropySpec, DTypeName, FusedKernels, Kernels, ReduceOp } from '@core/tensor';
+import type { AdamSpec, CrossEntropySpec, DTypeName, Kernels, ReduceOp } from '@core/tensor';
+import type { CpuFusedKernels } from '../kernels/fused.js';
 import type { CpuStorage } from '../storage.js';
 import { sameShape, type Ref } from '../kernels/io.js';
 import { bytesPerElement } from '../storage.js';
@@ -399,7 +400,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
   };
 }
 
-export function wasmFused(rt: WasmRuntime, base: FusedKernels<CpuStorage>): FusedKernels<CpuStorage> {
+export function wasmFused(rt: WasmRuntime, base: CpuFusedKernels): CpuFusedKernels {
   function rows(x: Ref, dim: number, out: Ref, log: boolean): boolean {
     const rank = x.shape.length;
     if (!rt.active || !inHeap(x, out) || rank === 0 || !sameShape(x.shape, out.shape)) return false;

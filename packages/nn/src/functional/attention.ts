@@ -2,8 +2,12 @@
 // (matmul, add, softmax, dropout), so it runs on every backend and is differentiated by autograd.
 // It follows PyTorch 2.1's math path: the scale is split as √scale on each of q and k, a bool mask
 // (true = takes part) becomes an additive mask of 0 and −∞, and a row whose every key is masked out
-// gives NaN (PyTorch 2.1's softmax of all −∞; 2.5 and later return zeros there).
-import { autocastOp, bool, checkSameDevice, DTypeError, ones, ShapeError, ValueError, zeros, type Tensor } from '@core/tensor';
+// gives NaN (PyTorch 2.1's softmax of all −∞; 2.5 and later return zeros there). Without dropout,
+// F.scaledDotProductAttention runs the backend's fused attention kernel instead when it has one
+// (core's fusedScaledDotProductAttention), which never stores the [L, S] weights.
+import {
+  autocastOp, bool, checkSameDevice, DTypeError, fusedScaledDotProductAttention, ones, ShapeError, ValueError, zeros, type Tensor,
+} from '@core/tensor';
 import { bindArgs, broadcastShape, checkFloating, checkTensor, shapeText, type Args } from '../internal/args.js';
 import { checkProbability, dropout } from './dropout.js';
 
@@ -76,20 +80,21 @@ function checkInputs(op: string, query: Tensor, key: Tensor, value: Tensor, attn
   return scores;
 }
 
-/**
- * softmax(q·kᵀ·scale + mask) along the keys, dropped out with probability `dropoutP`, and its
- * product with v; checked as `op`. The shared body of `F.scaledDotProductAttention` and
- * `nn.MultiheadAttention` (which needs the weights too).
- */
-export function attention(
+/** attention's arguments, checked as `op`; returns the scale factor (default 1/√E). */
+function checkArguments(
   op: string, query: Tensor, key: Tensor, value: Tensor, attnMask: Tensor | null, dropoutP: number, isCausal: boolean, scale: number | null,
-): Attention {
-  const [L, S] = checkInputs(op, query, key, value, attnMask).slice(-2) as [number, number];
+): number {
+  checkInputs(op, query, key, value, attnMask);
   checkProbability(dropoutP);
   if (typeof isCausal !== 'boolean') throw new TypeError(`${op}(): isCausal must be a boolean, got ${typeof isCausal}`);
   if (scale !== null && (typeof scale !== 'number' || Number.isNaN(scale))) throw new TypeError(`${op}(): scale must be a number or null, got ${String(scale)}`);
   if (isCausal && attnMask !== null) throw new ValueError(`${op}(): Explicit attnMask should not be set when isCausal=true (give one or the other)`);
-  const factor = scale ?? 1 / Math.sqrt(query.shape[query.ndim - 1]!);
+  return scale ?? 1 / Math.sqrt(query.shape[query.ndim - 1]!);
+}
+
+/** The decomposition, on checked arguments: scores, mask, softmax, dropout, product with v. */
+function decomposed(query: Tensor, key: Tensor, value: Tensor, attnMask: Tensor | null, dropoutP: number, isCausal: boolean, factor: number): Attention {
+  const [L, S] = [query.shape[query.ndim - 2]!, key.shape[key.ndim - 2]!];
   // PyTorch scales q and k by √|scale| each, the sign going to q, before the product.
   const root = Math.sqrt(Math.abs(factor));
   let scores = query.mul(factor < 0 ? -root : root).matmul(key.mul(root).transpose(-2, -1));
@@ -98,6 +103,18 @@ export function attention(
   let weights = scores.softmax(-1);
   if (dropoutP > 0) weights = dropout(weights, dropoutP, true);
   return { output: weights.matmul(value), weights };
+}
+
+/**
+ * softmax(q·kᵀ·scale + mask) along the keys, dropped out with probability `dropoutP`, and its
+ * product with v; checked as `op`. The shared body of `F.scaledDotProductAttention` and
+ * `nn.MultiheadAttention` (which needs the weights too, so it always runs the decomposition).
+ */
+export function attention(
+  op: string, query: Tensor, key: Tensor, value: Tensor, attnMask: Tensor | null, dropoutP: number, isCausal: boolean, scale: number | null,
+): Attention {
+  const factor = checkArguments(op, query, key, value, attnMask, dropoutP, isCausal, scale);
+  return decomposed(query, key, value, attnMask, dropoutP, isCausal, factor);
 }
 
 /**
@@ -112,11 +129,18 @@ export function attention(
  * - `scale`: keyword only; default 1/√E.
  *
  * A query whose every key is masked out gets NaN, as in PyTorch 2.1. Autocast: lower precision.
+ * Without dropout it runs the backend's fused attention kernel where there is one (see
+ * `setFusedKernelsEnabled`): the same result up to rounding, without storing the [L, S] weights.
  */
 export function scaledDotProductAttention(
   query: Tensor, key: Tensor, value: Tensor, ...args: Args<[attnMask: Tensor | null, dropoutP: number, isCausal: boolean], ScaledDotProductAttentionOptions>
 ): Tensor {
   const op = 'scaledDotProductAttention';
   const { attnMask = null, dropoutP = 0, isCausal = false, scale = null } = bindArgs<ScaledDotProductAttentionOptions>(op, ['attnMask', 'dropoutP', 'isCausal'], args, ['scale']);
-  return autocastOp(op, [query, key, value, attnMask] as const, (q, k, v, m) => attention(op, q, k, v, m, dropoutP, isCausal, scale).output);
+  return autocastOp(op, [query, key, value, attnMask] as const, (q, k, v, m) => {
+    const factor = checkArguments(op, q, k, v, m, dropoutP, isCausal, scale);
+    // Without dropout, the backend's fused kernel when it has one (same semantics; the weights are never stored).
+    const fused = dropoutP === 0 ? fusedScaledDotProductAttention(q, k, v, m, factor, isCausal) : undefined;
+    return fused ?? decomposed(q, k, v, m, dropoutP, isCausal, factor).output;
+  });
 }

@@ -17,11 +17,11 @@ export type { ArgReduceOp, BinaryOp, CompareOp, CumulativeOp, ReduceOp, UnaryOp 
 /**
  * Semver of this contract. Core accepts a backend whose major version matches: a minor bump only
  * adds optional members (1.1.0: the crossEntropy, unscaleAndCheck and adamw fused kernels; 1.2.0:
- * addcmul; 1.3.0: the argsort, cumulative and scatter primitives), so a backend built against 1.0.0
- * still registers. A backend's `contractVersion` is a semver string with this major
+ * addcmul; 1.3.0: the argsort, cumulative and scatter primitives; 1.4.0: the attention fused
+ * kernel), so a backend built against 1.0.0 still registers. A backend's `contractVersion` is a semver string with this major
  * (conformance: `storage/identity`).
  */
-export const CONTRACT_VERSION = '1.3.0';
+export const CONTRACT_VERSION = '1.4.0';
 
 /**
  * A strided view of a storage: element (i0, i1, …) lives at `offset + Σ ik·strides[k]` (in
@@ -405,6 +405,35 @@ export interface FusedKernels<S> {
     maxExpAvgSq: TensorRef<S> | null,
     spec: AdamSpec,
   ): void;
+  /**
+   * Scaled dot-product attention's forward pass in one flash-style kernel (since 1.4.0): core's
+   * `F.scaledDotProductAttention` without dropout. `q` [B, L, E], `k` [B, S, E] and `v` [B, S, Ev]
+   * are contiguous (the offset may be non-zero) and share out's floating dtype; B, L, S, E and Ev
+   * are at least 1. Per batch b and query row l, with every key s that takes part:
+   *
+   * - `score[s] = spec.scale · Σ_e q[b, l, e]·k[b, s, e] + mask[b, l, s]`;
+   * - `logSumExp[b, l] = log Σ_s exp(score[s])`, computed stably (running maximum);
+   * - `out[b, l, :] = Σ_s exp(score[s] − logSumExp[b, l]) · v[b, s, :]`.
+   *
+   * `mask` is null or an additive mask of out's dtype with shape [B, L, S], strided (a broadcast dim
+   * has stride 0); core turns bool masks into 0 and −∞. With `spec.isCausal` (mask then null) key s
+   * takes part in row l only when s ≤ l. A row with no key taking part (every score −∞) gets NaN in
+   * `out` and −∞ in `logSumExp`, as the decomposition's softmax does; NaN inputs propagate.
+   * Computed in f32 (f64 for float64), `out` rounded once on store. `out` [B, L, Ev] is contiguous
+   * of q's dtype; `logSumExp` [B, L] is contiguous float32 (float64 for float64): core's backward
+   * recomputes the weights from it. The [L, S] scores must not be materialised in device memory:
+   * keys stream through in tiles with an online softmax, so memory is O(B·L·(E + Ev)). Tolerance:
+   * approx (conformance: `composites/scaledDotProductAttention/`).
+   */
+  attention(
+    q: TensorRef<S>,
+    k: TensorRef<S>,
+    v: TensorRef<S>,
+    mask: TensorRef<S> | null,
+    spec: AttentionSpec,
+    out: TensorRef<S>,
+    logSumExp: TensorRef<S>,
+  ): void;
 }
 
 /**
@@ -424,6 +453,14 @@ export interface CrossEntropySpec {
   readonly ignoreIndex: number;
   /** ε in [0, 1]: the target distribution is (1 − ε)·one-hot + ε/C. */
   readonly labelSmoothing: number;
+}
+
+/** attention's scalar arguments. */
+export interface AttentionSpec {
+  /** The factor q·kᵀ is multiplied by (any finite number; core's default is 1/√E). */
+  readonly scale: number;
+  /** Key s takes part in query row l only when s ≤ l (top-left aligned); `mask` is then null. */
+  readonly isCausal: boolean;
 }
 
 /** One Adam/AdamW step's scalars; the bias corrections are computed on the host in f64. */

@@ -482,7 +482,7 @@ export const IMPLEMENTED = {
   select: { kind: 'implemented', signature: '(dim: number, index: number): Tensor', doc: 'A view at one index of `dim`, with that dim removed.' },
   squeeze: { kind: 'implemented', signature: '(dim?: number | readonly number[]): Tensor', doc: 'A view without size-1 dims (all of them, or only those given).' },
   unsqueeze: { kind: 'implemented', signature: '(dim: number): Tensor', doc: 'A view with a new size-1 dim inserted at `dim`.' },
-  flatten: { kind: 'implemented', signature: '(startDim?: number, endDim?: number): Tensor', doc: 'The dims `startDim`..`endDim` merged into one (a view when possible).' },
+  flatten: { kind: 'implemented', fn: true, signature: '(startDim?: number, endDim?: number): Tensor', doc: 'The dims `startDim`..`endDim` merged into one (a view when possible).' },
   asStrided: {
     kind: 'implemented', signature: '(size: readonly number[], stride: readonly number[], storageOffset?: number): Tensor',
     doc: 'A view with explicit sizes and strides over this (contiguous) tensor\'s elements; windows may overlap.',
@@ -678,7 +678,7 @@ export const IMPLEMENTED = {
   instanceNorm: { kind: 'implemented', doc: '`F.instanceNorm`: normalization per sample and channel.' },
   normalize: { kind: 'implemented', autocast: FLOAT32_CUDA, doc: '`F.normalize`: x divided by its p-norm along `dim`.' },
   cosineSimilarity: { kind: 'implemented', autocast: FLOAT32_CUDA, doc: '`F.cosineSimilarity`: cosine of the angle between x1 and x2 along `dim`.' },
-  scaledDotProductAttention: { kind: 'implemented', autocast: LOWER, doc: '`F.scaledDotProductAttention`: softmax(q·kᵀ·scale + mask)·v.' },
+  scaledDotProductAttention: { kind: 'implemented', autocast: LOWER, fused: 'attention', doc: '`F.scaledDotProductAttention`: softmax(q·kᵀ·scale + mask)·v, fused (without dropout) where the backend can.' },
   interpolate: { kind: 'implemented', ownKernel: true, autocast: FLOAT32_CUDA, doc: '`F.interpolate`: nearest, linear and bicubic resizing (PyTorch\'s upsample ops).' },
 } as const satisfies Record<string, ImplementedEntry>;
 
