@@ -2,7 +2,7 @@
 // property test of the internal `viewStrides` against brute force.
 import '@core/backend-cpu';
 import { describe, expect, it } from 'vitest';
-import { arange, bfloat16, float16, float32, int32, ShapeError, tensor, zeros, type Tensor } from '@core/tensor';
+import { arange, bfloat16, flatten, float16, float32, int32, ShapeError, tensor, zeros, type Tensor } from '@core/tensor';
 import { viewStrides } from '../packages/tensor/src/tensor/shape.js';
 import { expectError } from './helpers/assert.js';
 import { prng } from './helpers/random.js';
@@ -255,6 +255,18 @@ describe('squeeze, unsqueeze, flatten, contiguous', () => {
     expect(sharesStorage(t, x)).toBe(false);
     expect(vals(t).slice(0, 4)).toEqual([0, 12, 4, 16]);
     expectError(() => x.flatten(2, 1), ShapeError, 'start_dim cannot come after end_dim');
+  });
+
+  it('flatten(x, startDim, endDim), torch.flatten: the method as a function, its defaults, view and errors included', () => {
+    const x = iota([2, 3, 4]);
+    expect(flatten(x).shape).toEqual([24]);
+    expect(flatten(x, 1).shape).toEqual([2, 12]);
+    expect(flatten(x, 0, 1).shape).toEqual([6, 4]);
+    expect(flatten(x, -2, -1).shape).toEqual([2, 12]);
+    expect(sharesStorage(flatten(x, 1), x)).toBe(true);
+    expect(vals(flatten(x.transpose(0, 2), 1))).toEqual(vals(x.transpose(0, 2).flatten(1)));
+    expect(flatten(tensor(5)).shape).toEqual([1]);
+    expectError(() => flatten(x, 2, 1), ShapeError, 'start_dim cannot come after end_dim');
   });
 
   it('contiguous() returns itself when contiguous, else a contiguous copy', () => {

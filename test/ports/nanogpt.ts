@@ -182,8 +182,8 @@ export class Block extends nn.Module {
 
 /**
  * The modules GPT keeps in its `transformer` ModuleDict. A ModuleDict registers its entries as
- * fields, so `transformer.wte` works as in Python; its type names one module type for all entries,
- * so this intersection says which entry is which.
+ * fields, so `transformer.wte` works as in Python; its type knows each entry's type only through
+ * `get('wte')`, so this intersection types the fields.
  */
 export type TransformerModules = nn.ModuleDict & {
   /** Token embedding, tied to lm_head. */

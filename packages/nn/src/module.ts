@@ -6,6 +6,10 @@
 // PyTorch). Walks follow field creation order (JavaScript's property order, so integer-like names
 // such as Sequential's '0', '1', … come first, ascending). `registerParameter`, `registerBuffer`
 // and `registerModule` are the explicit forms; they check the value and assign the field.
+//
+// A field is registered under its own name unless its class maps it to another in the static
+// `registeredNames` (BatchNorm's runningMean is registered as running_mean): the walks, state
+// dicts and printing use registered names, the code uses the fields.
 import {
   bfloat16, Device, float16, float32, float64, noGrad, Tensor, TensorError, type DeviceLike, type DType, type RemovableHandle, type ToOptions,
 } from '@core/tensor';
@@ -36,14 +40,89 @@ function checkName(name: unknown, kind: string): asserts name is string {
 }
 
 /**
+ * The type of a Module subclass's static `registeredNames`: some of its fields (not methods), each
+ * with the name it is registered under (PyTorch's), e.g. batch norm's
+ * `static override readonly registeredNames: RegisteredNames<NormBase> = { runningMean: 'running_mean' }`.
+ */
+export type RegisteredNames<M> = { readonly [P in keyof M as M[P] extends (...args: never[]) => unknown ? never : P]?: string };
+
+/** A class's registered names both ways, its base classes' included. */
+interface NameMaps {
+  readonly nameOf: ReadonlyMap<string, string>;
+  readonly propertyOf: ReadonlyMap<string, string>;
+}
+
+const nameMaps = new WeakMap<object, NameMaps>();
+
+/** The `registeredNames` of `module`'s class and of the classes it extends (the nearest wins), checked once per class. */
+function namesOf(module: object): NameMaps {
+  const cls = module.constructor as { registeredNames?: Readonly<Record<string, string>>; name: string };
+  const known = nameMaps.get(cls);
+  if (known) return known;
+  const nameOf = new Map<string, string>();
+  for (let c: typeof cls | null = cls; c !== null; c = Object.getPrototypeOf(c) as typeof cls | null) {
+    if (!Object.hasOwn(c, 'registeredNames')) continue;
+    for (const [property, name] of Object.entries(c.registeredNames!)) if (!nameOf.has(property)) nameOf.set(property, name);
+  }
+  const propertyOf = new Map<string, string>();
+  for (const [property, name] of nameOf) {
+    checkName(name, `${cls.name}.registeredNames: the`);
+    const other = propertyOf.get(name);
+    if (other !== undefined) throw new TensorError(`${cls.name}.registeredNames gives '${other}' and '${property}' the same name '${name}'`);
+    propertyOf.set(name, property);
+  }
+  const maps = { nameOf, propertyOf };
+  nameMaps.set(cls, maps);
+  return maps;
+}
+
+/** The name `module` registers its property `property` under (the property's own name unless its class maps it). */
+export function registeredName(module: object, property: string): string {
+  return namesOf(module).nameOf.get(property) ?? property;
+}
+
+/**
+ * The property of `module` registered as `name`. Naming a property whose registered name differs
+ * is an error that gives the registered name (`'runningMean'` on a batch norm: use `'running_mean'`).
+ */
+export function propertyOf(module: object, name: string): string {
+  const { nameOf, propertyOf: properties } = namesOf(module);
+  const renamed = nameOf.get(name);
+  if (renamed !== undefined && renamed !== name) {
+    throw new TensorError(`${module.constructor.name} registers its property '${name}' as '${renamed}': use '${renamed}'`);
+  }
+  return properties.get(name) ?? name;
+}
+
+/**
  * The base class of layers and models (PyTorch's `nn.Module`). Fields holding an `nn.Parameter` are parameters, fields holding a Module are submodules, and `registerBuffer` names buffers; `to()`, `stateDict()`, `train()`/`eval()` and `zeroGrad()` walk them all. `In` and `Out` type `forward`.
+ *
+ * Names: each is registered under its field's name, unless the class's static `registeredNames`
+ * maps the field to another. The built-in layers map their camelCase fields to PyTorch's
+ * snake_case names (`bn.runningMean` is `running_mean`, `mha.inProjWeight` is `in_proj_weight`,
+ * `layer.selfAttn` is `self_attn`), so their `stateDict()` keys are PyTorch's and a PyTorch
+ * checkpoint loads unchanged. Registered names are what `stateDict()`, `loadStateDict()`,
+ * `namedParameters()`, `namedBuffers()`, `namedChildren()`, `namedModules()`, `getSubmodule()`,
+ * `toString()` and the `register*` methods use; code reads and assigns the fields.
  */
 export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
+  /**
+   * Fields registered under another name, field → name (PyTorch's), e.g. batch norm's
+   * `{ runningMean: 'running_mean' }`; the maps of the classes a class extends apply too. Empty
+   * here: every field is registered under its own name.
+   */
+  static readonly registeredNames: Readonly<Record<string, string>> = {};
+
   /** Training mode (dropout active, batch statistics); set by `train()` / `eval()`. */
   training = true;
   /** Field names that hold buffers, and those of them left out of `stateDict()`. */
   readonly #buffers = new Set<string>();
   readonly #nonPersistent = new Set<string>();
+
+  /** Checks the class's `registeredNames` (once per class), so that a bad map fails at construction. */
+  constructor() {
+    namesOf(this);
+  }
 
   /** The computation. Call it directly (`model.forward(x)`) or through `model.call(x)`. */
   abstract forward(...inputs: In): Out;
@@ -86,14 +165,21 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
     return this as unknown as Fields;
   }
 
-  #checkFree(name: string, kind: string, mayReplace: (value: unknown) => boolean): void {
-    const own = Object.prototype.hasOwnProperty.call(this, name);
-    if ((!own && name in this) || (own && !mayReplace(this.#fields()[name]))) {
-      throw new TensorError(`${this.constructor.name}: cannot register ${kind} '${name}': attribute '${name}' already exists`);
+  /** The field registered as `name`, checked free for a `kind` (a field holding a non-`kind` value is not). */
+  #freeField(name: string, kind: string, mayReplace: (field: string, value: unknown) => boolean): string {
+    const field = propertyOf(this, name);
+    const own = Object.prototype.hasOwnProperty.call(this, field);
+    if ((!own && field in this) || (own && !mayReplace(field, this.#fields()[field]))) {
+      throw new TensorError(`${this.constructor.name}: cannot register ${kind} '${name}': attribute '${field}' already exists`);
     }
+    return field;
   }
 
-  /** Add a parameter (a tensor made by `nn.Parameter`, or null for an absent one like `bias`). */
+  /**
+   * Add a parameter (a tensor made by `nn.Parameter`, or null for an absent one like `bias`) under
+   * its registered name; it goes into the field of that name, or the field the class's
+   * `registeredNames` gives that name to.
+   */
   registerParameter(name: string, param: Tensor | null): void {
     checkName(name, 'parameter');
     const value: unknown = param;
@@ -101,31 +187,37 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
       const got = value instanceof Tensor ? value.toString() : typeof value;
       throw new TypeError(`cannot assign '${got}' as parameter '${name}' (nn.Parameter or null expected): wrap it as nn.Parameter(t)`);
     }
-    this.#checkFree(name, 'parameter', (v) => !this.#buffers.has(name) && (v == null || isParameter(v)));
-    this.#fields()[name] = param;
+    const field = this.#freeField(name, 'parameter', (f, v) => !this.#buffers.has(f) && (v == null || isParameter(v)));
+    this.#fields()[field] = param;
   }
 
-  /** Add a buffer: state that is not trained but moves with `to()` and, if persistent, is saved. */
+  /**
+   * Add a buffer: state that is not trained but moves with `to()` and, if persistent, is saved.
+   * `name` is the registered name, as for `registerParameter`.
+   */
   registerBuffer(name: string, tensor: Tensor | null, persistent = true): void {
     checkName(name, 'buffer');
     if (tensor !== null && !(tensor instanceof Tensor)) {
       throw new TypeError(`cannot assign '${typeof tensor}' as buffer '${name}' (Tensor or null expected)`);
     }
-    this.#checkFree(name, 'buffer', (v) => this.#buffers.has(name) || (v === null || v === undefined));
-    this.#fields()[name] = tensor;
-    this.#buffers.add(name);
-    if (persistent) this.#nonPersistent.delete(name);
-    else this.#nonPersistent.add(name);
+    const field = this.#freeField(name, 'buffer', (f, v) => this.#buffers.has(f) || (v === null || v === undefined));
+    this.#fields()[field] = tensor;
+    this.#buffers.add(field);
+    if (persistent) this.#nonPersistent.delete(field);
+    else this.#nonPersistent.add(field);
   }
 
-  /** Add a submodule (null leaves the slot empty). Assigning a Module field does the same. */
+  /**
+   * Add a submodule (null leaves the slot empty) under its registered name, as for
+   * `registerParameter`. Assigning a Module field does the same.
+   */
   registerModule(name: string, module: AnyModule | null): void {
     checkName(name, 'module');
     if (module !== null && !(module instanceof Module)) {
       throw new TypeError(`${typeof module} is not a Module subclass`);
     }
-    this.#checkFree(name, 'module', (v) => !this.#buffers.has(name) && (v == null || v instanceof Module));
-    this.#fields()[name] = module;
+    const field = this.#freeField(name, 'module', (f, v) => !this.#buffers.has(f) && (v == null || v instanceof Module));
+    this.#fields()[field] = module;
   }
 
   /** PyTorch's alias of registerModule. */
@@ -135,28 +227,34 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
 
   // ---- walks ----
 
+  /** The own fields holding submodules, by registered name, repeats included. */
+  #childEntries(): Array<[string, AnyModule]> {
+    return Object.entries(this.#fields())
+      .filter((e): e is [string, AnyModule] => e[1] instanceof Module)
+      .map(([field, m]) => [registeredName(this, field), m]);
+  }
+
   #ownParameters(): Array<[string, Tensor]> {
-    return Object.entries(this.#fields()).filter((e): e is [string, Tensor] => isParameter(e[1]) && !this.#buffers.has(e[0]));
+    return Object.entries(this.#fields())
+      .filter((e): e is [string, Tensor] => isParameter(e[1]) && !this.#buffers.has(e[0]))
+      .map(([field, p]) => [registeredName(this, field), p]);
   }
 
   #ownBuffers(persistentOnly = false): Array<[string, Tensor]> {
     return [...this.#buffers]
-      .filter((name) => !(persistentOnly && this.#nonPersistent.has(name)))
-      .map((name): [string, unknown] => [name, this.#fields()[name]])
+      .filter((field) => !(persistentOnly && this.#nonPersistent.has(field)))
+      .map((field): [string, unknown] => [registeredName(this, field), this.#fields()[field]])
       .filter((e): e is [string, Tensor] => e[1] instanceof Tensor);
   }
 
-  /** Direct submodules with their field names. */
+  /** Direct submodules with their registered names. */
   namedChildren(): Array<[string, AnyModule]> {
     const seen = new Set<AnyModule>();
-    const out: Array<[string, AnyModule]> = [];
-    for (const [name, value] of Object.entries(this.#fields())) {
-      if (value instanceof Module && !seen.has(value)) {
-        seen.add(value);
-        out.push([name, value]);
-      }
-    }
-    return out;
+    return this.#childEntries().filter(([, m]) => {
+      if (seen.has(m)) return false;
+      seen.add(m);
+      return true;
+    });
   }
 
   /** The direct submodules, each once. */
@@ -217,12 +315,12 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
     return this.namedBuffers('', recurse).map(([, b]) => b);
   }
 
-  /** The submodule at a dotted path, e.g. `model.getSubmodule('encoder.0')`. */
+  /** The submodule at a dotted path of registered names, e.g. `model.getSubmodule('encoder.0')`. */
   getSubmodule(target: string): AnyModule {
     let m = this as unknown as AnyModule;
     if (target === '') return m;
     for (const part of target.split('.')) {
-      const next = (m as unknown as Fields)[part];
+      const next = (m as unknown as Fields)[propertyOf(m, part)];
       if (!(next instanceof Module)) {
         throw new TensorError(`${m.constructor.name} has no submodule '${part}' (looking up '${target}')`);
       }
@@ -332,7 +430,8 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
   // ---- state dict ----
 
   /**
-   * Parameters and persistent buffers by dotted name, in registration order, detached (they
+   * Parameters and persistent buffers by dotted registered name (PyTorch's keys for the built-in
+   * layers: `bn.running_mean`, `self_attn.in_proj_weight`), in registration order, detached (they
    * share memory with the module). `keepVars` returns the tensors themselves.
    */
   stateDict({ prefix = '', keepVars = false }: { prefix?: string; keepVars?: boolean } = {}): StateDict {
@@ -340,9 +439,8 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
     const visit = (m: AnyModule, path: string, ancestors: Set<AnyModule>): void => {
       for (const [name, p] of m.#ownParameters()) out[path + name] = keepVars ? p : p.detach();
       for (const [name, b] of m.#ownBuffers(true)) out[path + name] = keepVars ? b : b.detach();
-      for (const [name, child] of Object.entries(m as unknown as Fields)) {
-        if (!(child instanceof Module) || ancestors.has(child as AnyModule)) continue;
-        visit(child as AnyModule, `${path}${name}.`, new Set(ancestors).add(child as AnyModule));
+      for (const [name, child] of m.#childEntries()) {
+        if (!ancestors.has(child)) visit(child, `${path}${name}.`, new Set(ancestors).add(child));
       }
     };
     visit(this as unknown as AnyModule, prefix, new Set([this as unknown as AnyModule]));
@@ -352,11 +450,26 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
   /**
    * Copy `stateDict`'s values into this module's parameters and buffers in place (same objects).
    * Shape mismatches are always errors; missing and unexpected keys are errors when `strict`
-   * (default) and are returned either way. Nothing is copied when there is an error.
+   * (default) and are returned either way, by the keys `stateDict()` gives. Nothing is copied when
+   * there is an error. Keys saved by @core/nn 0.1.0, which named a field registered under another
+   * name by the field (`runningMean`, `selfAttn.inProjWeight`), load as the registered names they
+   * stand for (`running_mean`, `self_attn.in_proj_weight`).
    */
   loadStateDict(stateDict: StateDict, options: boolean | { strict?: boolean } = {}): IncompatibleKeys {
     const strict = typeof options === 'boolean' ? options : options.strict ?? true;
-    return loadStateDictInto(this.constructor.name, this.stateDict({ keepVars: true }), stateDict, strict);
+    return loadStateDictInto(this.constructor.name, this.stateDict({ keepVars: true }), stateDict, strict, (key) => this.#registeredKey(key));
+  }
+
+  /** A dotted path of field names (`selfAttn.inProjWeight`) as registered names (`self_attn.in_proj_weight`). */
+  #registeredKey(fieldPath: string): string {
+    let m: AnyModule | undefined = this as unknown as AnyModule;
+    return fieldPath.split('.').map((field) => {
+      if (m === undefined) return field;
+      const name = registeredName(m, field);
+      const next = (m as unknown as Fields)[field];
+      m = next instanceof Module ? (next as AnyModule) : undefined;
+      return name;
+    }).join('.');
   }
 
   // ---- printing ----
@@ -374,10 +487,8 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
   toString(): string {
     const extra = this.extraRepr();
     const extraLines = extra ? extra.split('\n') : [];
-    // Every child field, repeats included, as PyTorch prints `_modules`.
-    const childLines = Object.entries(this.#fields())
-      .filter((e): e is [string, AnyModule] => e[1] instanceof Module)
-      .map(([name, m]) => `(${name}): ${m.toString().split('\n').join('\n  ')}`);
+    // Every child, repeats included, as PyTorch prints `_modules`.
+    const childLines = this.#childEntries().map(([name, m]) => `(${name}): ${m.toString().split('\n').join('\n  ')}`);
     const lines = [...extraLines, ...childLines];
     const body = lines.length === 0 ? '' : extraLines.length === 1 && childLines.length === 0 ? extraLines[0] : `\n  ${lines.join('\n  ')}\n`;
     return `${this.constructor.name}(${body})`;

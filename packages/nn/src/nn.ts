@@ -1,6 +1,6 @@
 // Everything under `nn` (`import { nn } from '@core/nn'`): modules, layers, losses, init and
 // safetensors I/O. A namespace re-export, so `nn.Module` works as a value and as a type.
-export { Module, type AnyModule, type ModuleTarget, type StateDict, type IncompatibleKeys } from './module.js';
+export { Module, type AnyModule, type ModuleTarget, type RegisteredNames, type StateDict, type IncompatibleKeys } from './module.js';
 export type { ForwardPreHook, ForwardHook, FullBackwardHook, ModuleGradients } from './hooks.js';
 export { StateDictError, type SizeMismatch } from './state-dict.js';
 export { Parameter, isParameter } from './parameter.js';

@@ -3,7 +3,7 @@
 import { noGrad, Tensor, TensorError } from '@core/tensor';
 import { shapeText, sameShape } from './internal/args.js';
 
-/** Parameters and buffers by dotted name ("0.weight", "bn.runningMean"), in registration order. */
+/** Parameters and buffers by dotted name ("0.weight", "bn.running_mean"), in registration order. */
 export type StateDict = Record<string, Tensor>;
 
 /** The keys that did not line up (returned by `loadStateDict`, also when not strict). */
@@ -41,18 +41,30 @@ export class StateDictError extends TensorError implements IncompatibleKeys {
 
 const quoted = (keys: readonly string[]) => keys.map((k) => `"${k}"`).join(', ');
 
-/** Check `source` against `target` (the module's own tensors by name) and copy it in. */
-export function loadStateDictInto(moduleName: string, target: StateDict, source: StateDict, strict: boolean): IncompatibleKeys {
+/**
+ * Check `source` against `target` (the module's own tensors by name) and copy it in. A key of
+ * `source` that `target` lacks is read as `currentKey(key)` when `target` has that key and
+ * `source` does not (keys saved under an earlier name).
+ */
+export function loadStateDictInto(
+  moduleName: string, target: StateDict, source: StateDict, strict: boolean, currentKey: (key: string) => string = (key) => key,
+): IncompatibleKeys {
   if (source === null || typeof source !== 'object' || source instanceof Tensor) {
     throw new TypeError(`Expected stateDict to be a Record<string, Tensor>, got ${source === null ? 'null' : typeof source}`);
   }
-  const missingKeys = Object.keys(target).filter((k) => !Object.prototype.hasOwnProperty.call(source, k));
-  const unexpectedKeys = Object.keys(source).filter((k) => !Object.prototype.hasOwnProperty.call(target, k));
+  const has = (dict: StateDict, key: string) => Object.prototype.hasOwnProperty.call(dict, key);
+  const given = new Map<string, unknown>();
+  for (const [key, value] of Object.entries(source)) {
+    const renamed = has(target, key) ? key : currentKey(key);
+    given.set(has(target, renamed) && !has(source, renamed) ? renamed : key, value);
+  }
+  const missingKeys = Object.keys(target).filter((k) => !given.has(k));
+  const unexpectedKeys = [...given.keys()].filter((k) => !has(target, k));
   const errors: string[] = [];
   const sizeMismatches: SizeMismatch[] = [];
   for (const [key, own] of Object.entries(target)) {
-    if (!Object.prototype.hasOwnProperty.call(source, key)) continue;
-    const value: unknown = source[key];
+    if (!given.has(key)) continue;
+    const value = given.get(key);
     if (!(value instanceof Tensor)) {
       errors.push(`While copying the parameter named "${key}", expected a Tensor from checkpoint but received ${value === null ? 'null' : typeof value}.`);
     } else if (!sameShape(value.shape, own.shape)) {
@@ -70,7 +82,7 @@ export function loadStateDictInto(moduleName: string, target: StateDict, source:
   // Checked first, copied after: a failed load leaves the module untouched.
   noGrad(() => {
     for (const [key, own] of Object.entries(target)) {
-      const value = source[key];
+      const value = given.get(key);
       if (value instanceof Tensor && value !== own) own.copy_(value);
     }
   });

@@ -312,7 +312,7 @@ describe('nn.MultiheadAttention parameters, modes and hints', () => {
     const std = Math.sqrt(bk.reduce((s, x) => s + x * x, 0) / bk.length);
     expect(std).toBeGreaterThan(0.6 / Math.sqrt(E)); // N(0, 1/E): fan_in = fan_out = E for [1, 1, E]
     expect(std).toBeLessThan(1.4 / Math.sqrt(E));
-    expect(Object.keys(m.stateDict())).toEqual(['inProjWeight', 'inProjBias', 'biasK', 'biasV', 'outProj.weight', 'outProj.bias']);
+    expect(Object.keys(m.stateDict())).toEqual(['in_proj_weight', 'in_proj_bias', 'bias_k', 'bias_v', 'out_proj.weight', 'out_proj.bias']);
   });
 
   it('dropout applies while training only, drawn from the global generator', () => {

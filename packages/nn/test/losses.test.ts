@@ -199,9 +199,9 @@ describe('F.binaryCrossEntropyWithLogits', () => {
     loss.backward();
     expect(values(x.grad!)).toEqual([-1, 1, 0.25]);
   });
-  it('nn.BCEWithLogitsLoss keeps weight and posWeight as buffers', () => {
+  it('nn.BCEWithLogitsLoss keeps weight and posWeight as buffers (pos_weight, PyTorch\'s name)', () => {
     const m = new nn.BCEWithLogitsLoss({ posWeight: tensor([2]) });
-    expect(m.namedBuffers().map(([n]) => n)).toEqual(['posWeight']);
+    expect(m.namedBuffers().map(([n]) => n)).toEqual(['pos_weight']);
   });
 });
 

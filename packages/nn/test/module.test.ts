@@ -31,7 +31,7 @@ describe('registration', () => {
     const net = new Net();
     expect(net.namedParameters().map(([n]) => n)).toEqual(['scale', 'fc1.weight', 'fc1.bias', 'head.1.weight', 'head.1.bias', 'bn.weight', 'bn.bias']);
     expect(net.parameters()).toHaveLength(7);
-    expect(net.namedBuffers().map(([n]) => n)).toEqual(['steps', 'scratch', 'bn.runningMean', 'bn.runningVar', 'bn.numBatchesTracked']);
+    expect(net.namedBuffers().map(([n]) => n)).toEqual(['steps', 'scratch', 'bn.running_mean', 'bn.running_var', 'bn.num_batches_tracked']);
     expect(net.namedChildren().map(([n]) => n)).toEqual(['fc1', 'head', 'bn']);
     expect(net.namedModules().map(([n]) => n)).toEqual(['', 'fc1', 'head', 'head.0', 'head.1', 'bn']);
     expect(net.modules()[0]).toBe(net);
@@ -44,7 +44,7 @@ describe('registration', () => {
     const sd = net.stateDict();
     expect(Object.keys(sd)).toEqual([
       'scale', 'steps', 'fc1.weight', 'fc1.bias', 'head.1.weight', 'head.1.bias',
-      'bn.weight', 'bn.bias', 'bn.runningMean', 'bn.runningVar', 'bn.numBatchesTracked',
+      'bn.weight', 'bn.bias', 'bn.running_mean', 'bn.running_var', 'bn.num_batches_tracked',
     ]);
     expect(sd['fc1.weight']).not.toBe(net.fc1.weight);
     expect(sd['fc1.weight']!.requiresGrad).toBe(false);

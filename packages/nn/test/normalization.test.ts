@@ -130,7 +130,7 @@ describe('F.instanceNorm and nn.InstanceNorm1d/2d against PyTorch 1.13 (float64)
 
   it('nn.InstanceNorm2d with affine and trackRunningStats: training then eval, buffers as PyTorch (numBatchesTracked stays 0)', async () => {
     const layer = new nn.InstanceNorm2d(6, { affine: true, trackRunningStats: true, dtype: float64 });
-    expect(Object.keys(layer.stateDict())).toEqual(['weight', 'bias', 'runningMean', 'runningVar', 'numBatchesTracked']);
+    expect(Object.keys(layer.stateDict())).toEqual(['weight', 'bias', 'running_mean', 'running_var', 'num_batches_tracked']);
     const x4 = X().reshape([2, 6, 3, 1]).expand([2, 6, 3, 2]);
     const train = torchRef('in2d-train');
     expectClose(layer.forward(x4), train.y!, 1e-12);

@@ -177,7 +177,7 @@ describe('round trips', () => {
     b.eval();
     const x = uniform([2, 1, 4, 4], 2, -1, 1, float32);
     expect(values(b.forward(x))).toEqual(values(a.forward(x)));
-    expect(values(b.stateDict()['1.numBatchesTracked']!)).toEqual([1]);
+    expect(values(b.stateDict()['1.num_batches_tracked']!)).toEqual([1]);
   });
 
   it('every dtype, bit for bit, from any device; serialize/deserialize work on bytes', async () => {

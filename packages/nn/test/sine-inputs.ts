@@ -18,17 +18,12 @@ export function seq(shape: readonly number[], c: number, scale = 1, dtype: DType
   return tensor(Array.from({ length: n }, (_, i) => scale * Math.sin(0.37 * i + c)), { dtype }).reshape(shape);
 }
 
-/** PyTorch's snake_case state-dict key in this library's camelCase (`self_attn.in_proj_weight` → `selfAttn.inProjWeight`). */
-export function camel(key: string): string {
-  return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
-}
-
 /**
  * Python's `fill`: state-dict entry j ← seq(shape, 0.5 + j, 0.5), after checking that the state
- * dict's keys are PyTorch's (`torchKeys`, camelCased) in PyTorch's order.
+ * dict's keys are PyTorch's (`torchKeys`) in PyTorch's order.
  */
 export function fill(module: nn.AnyModule, torchKeys: readonly string[]): void {
   const state = module.stateDict();
-  expect(Object.keys(state)).toEqual(torchKeys.map(camel));
+  expect(Object.keys(state)).toEqual(torchKeys);
   module.loadStateDict(Object.fromEntries(Object.entries(state).map(([key, p], j) => [key, seq(p.shape, 0.5 + j, 0.5, p.dtype)])));
 }

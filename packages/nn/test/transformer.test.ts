@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { bool, float32, float64, manualSeed, ShapeError, tensor, ValueError, zeros, type Tensor } from '@core/tensor';
 import { F, nn } from '../src/index.js';
 import { expectClose, values } from './helpers.js';
-import { camel, fill, seq } from './sine-inputs.js';
+import { fill, seq } from './sine-inputs.js';
 
 const TOL = 1e-5;
 const mask = (rows: boolean[][]) => tensor(rows, { dtype: bool });
@@ -148,9 +148,9 @@ describe('the stacks hold deep copies of their layer (PyTorch\'s _get_clones)', 
     expect(a.fn).toBe(scale);
     expect(a.bn.runningVar).not.toBe(original.bn.runningVar);
     expect(values(a.bn.runningVar!)).toEqual([1, 1, 1, 1]);
-    expect(a.namedBuffers().map(([n]) => n).sort()).toEqual(['bn.numBatchesTracked', 'bn.runningMean', 'bn.runningVar', 'scratch']);
+    expect(a.namedBuffers().map(([n]) => n).sort()).toEqual(['bn.num_batches_tracked', 'bn.running_mean', 'bn.running_var', 'scratch']);
     expect(Object.keys(a.stateDict())).toEqual(Object.keys(original.stateDict()));
-    expect(Object.keys(e.stateDict())).toContain('layers.1.bn.runningMean');
+    expect(Object.keys(e.stateDict())).toContain('layers.1.bn.running_mean');
     expect(Object.keys(e.stateDict())).not.toContain('layers.1.scratch');
     // The copies compute what the original does.
     const x = seq([3, 4], 0.2);
@@ -208,7 +208,7 @@ describe('nn.Transformer construction and masks', () => {
     expect(Math.max(...w.map(Math.abs))).toBeGreaterThan(0.9 * bound);
     expect(values(enc.layers[0]!.norm1.weight!).every((x) => x === 1)).toBe(true);
     expect(values(enc.layers[0]!.selfAttn.inProjBias!).every((x) => x === 0)).toBe(true);
-    expect(Object.keys(t.stateDict())).toContain(camel('decoder.layers.0.multihead_attn.out_proj.weight'));
+    expect(Object.keys(t.stateDict())).toContain('decoder.layers.0.multihead_attn.out_proj.weight');
   });
 
   it('uses customEncoder and customDecoder when given', () => {

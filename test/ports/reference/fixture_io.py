@@ -6,7 +6,7 @@ import struct
 
 import torch
 
-FILE_DTYPES = {torch.float32: 'F32', torch.int32: 'I32', torch.int8: 'I8', torch.uint8: 'U8'}
+FILE_DTYPES = {torch.float32: 'F32', torch.int64: 'I64', torch.int32: 'I32', torch.int8: 'I8', torch.uint8: 'U8'}
 
 
 def write_safetensors(path, tensors, metadata=None):

@@ -1,10 +1,11 @@
-// nn.MultiheadAttention: PyTorch's layer with its parameter names (camelCase: inProjWeight,
-// inProjBias, outProj.weight, …), initialisation and forward semantics (PyTorch 2.1's
+// nn.MultiheadAttention: PyTorch's layer with its parameter names (fields inProjWeight,
+// inProjBias, outProj, … registered as in_proj_weight, in_proj_bias, out_proj, …), initialisation
+// and forward semantics (PyTorch 2.1's
 // multi_head_attention_forward): masks where true means "masked out" (the opposite of
 // F.scaledDotProductAttention's bool masks), batch-first or sequence-first input, optional learned
 // key/value biases and a zero key, and the attention weights averaged over heads on request.
 import { bool, cat, empty, pad, ShapeError, TensorError, ValueError, zeros, DTypeError, type Tensor } from '@core/tensor';
-import { Module } from '../module.js';
+import { Module, type RegisteredNames } from '../module.js';
 import { Parameter } from '../parameter.js';
 import { Linear } from './linear.js';
 import { linear } from '../functional/linear.js';
@@ -120,6 +121,11 @@ function attnMask3d(mask: Tensor, L: number, S: number, batchHeads: number): Ten
  * `[output, weights]` (weights null unless `needWeights`).
  */
 export class MultiheadAttention extends Module<[query: Tensor, key: Tensor, value: Tensor, ...rest: ForwardArgs], [Tensor, Tensor | null]> {
+  /** The parameters' and the output projection's PyTorch names (`in_proj_weight`, …, `out_proj`, `bias_k`, `bias_v`). */
+  static override readonly registeredNames: RegisteredNames<MultiheadAttention> = {
+    inProjWeight: 'in_proj_weight', qProjWeight: 'q_proj_weight', kProjWeight: 'k_proj_weight', vProjWeight: 'v_proj_weight',
+    inProjBias: 'in_proj_bias', outProj: 'out_proj', biasK: 'bias_k', biasV: 'bias_v',
+  };
   /** The query's (and output's) feature size E. */
   readonly embedDim: number;
   /** The keys' feature size. */
@@ -136,21 +142,21 @@ export class MultiheadAttention extends Module<[query: Tensor, key: Tensor, valu
   readonly headDim: number;
   /** Whether a zero key and value are appended. */
   readonly addZeroAttn: boolean;
-  /** `[3·embedDim, embedDim]`: the query, key and value projections stacked (null when kdim or vdim ≠ embedDim). */
+  /** `in_proj_weight`, `[3·embedDim, embedDim]`: the query, key and value projections stacked (null when kdim or vdim ≠ embedDim). */
   inProjWeight: Parameter | null;
-  /** `[embedDim, embedDim]` when kdim or vdim ≠ embedDim, else null. */
+  /** `q_proj_weight`, `[embedDim, embedDim]` when kdim or vdim ≠ embedDim, else null. */
   qProjWeight: Parameter | null;
-  /** `[embedDim, kdim]` when kdim or vdim ≠ embedDim, else null. */
+  /** `k_proj_weight`, `[embedDim, kdim]` when kdim or vdim ≠ embedDim, else null. */
   kProjWeight: Parameter | null;
-  /** `[embedDim, vdim]` when kdim or vdim ≠ embedDim, else null. */
+  /** `v_proj_weight`, `[embedDim, vdim]` when kdim or vdim ≠ embedDim, else null. */
   vProjWeight: Parameter | null;
-  /** `[3·embedDim]`: the three projections' biases (null without bias). */
+  /** `in_proj_bias`, `[3·embedDim]`: the three projections' biases (null without bias). */
   inProjBias: Parameter | null;
-  /** The output projection, embedDim → embedDim. */
+  /** `out_proj`: the output projection, embedDim → embedDim. */
   outProj: Linear;
-  /** `[1, 1, embedDim]` learned key appended to the keys (addBiasKv), else null. */
+  /** `bias_k`, `[1, 1, embedDim]`: a learned key appended to the keys (addBiasKv), else null. */
   biasK: Parameter | null;
-  /** `[1, 1, embedDim]` learned value appended to the values (addBiasKv), else null. */
+  /** `bias_v`, `[1, 1, embedDim]`: a learned value appended to the values (addBiasKv), else null. */
   biasV: Parameter | null;
 
   /** PyTorch's order: `new nn.MultiheadAttention(512, 8, 0.1)`, or the arguments after numHeads by name (`{ batchFirst: true }`). */

@@ -271,16 +271,25 @@ abstract class DictContainer<V> extends Module<unknown[], never> implements Iter
   }
 }
 
+/** The type of the module under `K` in a ModuleDict: its own for a key of `T`, else `M`. */
+type EntryOf<M, T, K extends string> = K extends keyof T ? T[K] : M;
+
 /**
  * Modules held by name, registered as children under their keys (`blocks.encoder.weight`), in
  * insertion order (integer-like keys come first, as JavaScript orders fields). PyTorch's
- * `nn.ModuleDict`; iterating gives the keys, as in Python.
+ * `nn.ModuleDict`; iterating gives the keys, as in Python. Made from a record, it types each of
+ * the record's keys (`new nn.ModuleDict({ enc: new nn.Linear(2, 3), act: new nn.ReLU() }).get('enc')`
+ * is a Linear); other keys hold `M`s (any module by default; `nn.ModuleDict<nn.Linear>` holds
+ * Linears under any key).
  */
-export class ModuleDict<M extends AnyModule = AnyModule> extends DictContainer<M> {
-  /** `new nn.ModuleDict({ encoder, decoder })`, or from [key, module] pairs. */
-  constructor(modules: Readonly<Record<string, M>> | Iterable<readonly [string, M]> = {}) {
+export class ModuleDict<M extends AnyModule = AnyModule, T extends Record<keyof T, M> = Record<string, M>> extends DictContainer<M> {
+  /** `new nn.ModuleDict({ encoder, decoder })`: typed per key. */
+  constructor(modules?: T);
+  /** From [key, module] pairs. */
+  constructor(modules: Iterable<readonly [string, M]>);
+  constructor(modules: T | Iterable<readonly [string, M]> = {} as T) {
     super();
-    this.update(modules);
+    this.update(modules as Readonly<Record<string, M>> | Iterable<readonly [string, M]>);
   }
 
   protected isEntry(value: unknown): value is M {
@@ -288,13 +297,13 @@ export class ModuleDict<M extends AnyModule = AnyModule> extends DictContainer<M
   }
 
   /** The module under `key`; an error when there is none (PyTorch's `d[key]`). */
-  get(key: string): M {
+  get<K extends string>(key: K): EntryOf<M, T, K> {
     if (!this.has(key)) throw new TensorError(`ModuleDict: no module under key '${key}' (keys: ${this.keys().join(', ') || 'none'})`);
-    return (this as unknown as Fields)[key] as M;
+    return (this as unknown as Fields)[key] as EntryOf<M, T, K>;
   }
 
-  /** Put `module` under `key` (replacing the module there). */
-  set(key: string, module: M): void {
+  /** Put `module` under `key` (replacing the module there); a key of the record it was made from takes that key's type. */
+  set<K extends string>(key: K, module: EntryOf<M, T, K>): void {
     checkKey(key, 'ModuleDict');
     if (!(module instanceof Module)) throw new TypeError(`ModuleDict: ${module === null ? 'null' : typeof module} is not a Module subclass`);
     this.registerModule(key, module);

@@ -1,6 +1,6 @@
 // Loss modules: options as in PyTorch; class weights are buffers, so `to()` moves them.
 import type { Tensor } from '@core/tensor';
-import { Module } from '../module.js';
+import { Module, type RegisteredNames } from '../module.js';
 import { crossEntropy, nllLoss, type CrossEntropyOptions, type NLLLossOptions } from '../functional/cross-entropy.js';
 import {
   binaryCrossEntropy, binaryCrossEntropyWithLogits, cosineEmbeddingLoss, huberLoss, klDiv, l1Loss, marginRankingLoss, mseLoss, smoothL1Loss,
@@ -100,15 +100,17 @@ export class BCELoss extends Loss {
 
 /** Binary cross entropy on logits, with the sigmoid folded in stably (`F.binaryCrossEntropyWithLogits`). */
 export class BCEWithLogitsLoss extends Loss {
+  /** PyTorch's name of the positive-example weights: buffer `pos_weight`. */
+  static override readonly registeredNames: RegisteredNames<BCEWithLogitsLoss> = { posWeight: 'pos_weight' };
   /** Rescales each element's loss, broadcast to the input (a buffer), or null. */
   declare weight: Tensor | null;
-  /** Weight of positive examples per class, broadcast over the last dim (a buffer), or null. */
+  /** Weight of positive examples per class, broadcast over the last dim (buffer `pos_weight`), or null. */
   declare posWeight: Tensor | null;
 
   constructor({ weight = null, posWeight = null, reduction = 'mean' }: BCEWithLogitsOptions = {}) {
     super(reduction);
     this.registerBuffer('weight', weight);
-    this.registerBuffer('posWeight', posWeight);
+    this.registerBuffer('pos_weight', posWeight);
   }
 
   forward(input: Tensor, target: Tensor): Tensor {

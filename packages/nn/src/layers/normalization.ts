@@ -1,8 +1,9 @@
 // nn.LayerNorm, nn.RMSNorm, nn.GroupNorm, nn.BatchNorm1d/2d and nn.InstanceNorm1d/2d. Batch and
-// instance norm share PyTorch's _NormBase: per-channel weight and bias, and runningMean /
-// runningVar / numBatchesTracked buffers (numBatchesTracked is int32 here; PyTorch: int64).
+// instance norm share PyTorch's _NormBase: per-channel weight and bias, and the buffers
+// running_mean / running_var / num_batches_tracked in fields runningMean / runningVar /
+// numBatchesTracked (numBatchesTracked is int32 here; PyTorch: int64).
 import { empty, int32, ShapeError, ValueError, zeros, noGrad, type Tensor } from '@core/tensor';
-import { Module } from '../module.js';
+import { Module, type RegisteredNames } from '../module.js';
 import { Parameter } from '../parameter.js';
 import { batchNorm, groupNorm, instanceNorm, layerNorm, rmsNorm } from '../functional/normalization.js';
 import { ones_, zeros_ } from '../init.js';
@@ -191,6 +192,10 @@ type NormArgs = Args<[eps: number, momentum: number | null, affine: boolean, tra
 
 /** PyTorch's _NormBase: what batch and instance norm share (parameters, buffers, resets, ranks). */
 abstract class NormBase extends Module {
+  /** The buffers' PyTorch names: `running_mean`, `running_var`, `num_batches_tracked`. */
+  static override readonly registeredNames: RegisteredNames<NormBase> = {
+    runningMean: 'running_mean', runningVar: 'running_var', numBatchesTracked: 'num_batches_tracked',
+  };
   /** Channels (C). */
   readonly numFeatures: number;
   /** Added to the variance for numerical stability. */
@@ -205,11 +210,11 @@ abstract class NormBase extends Module {
   weight: Parameter | null;
   /** The per-channel shift [C] (null without affine). */
   bias: Parameter | null;
-  /** The running mean per channel [C], a buffer (null without trackRunningStats). */
+  /** The running mean per channel [C], buffer `running_mean` (null without trackRunningStats). */
   declare runningMean: Tensor | null;
-  /** The running (unbiased) variance per channel [C], a buffer (null without trackRunningStats). */
+  /** The running (unbiased) variance per channel [C], buffer `running_var` (null without trackRunningStats). */
   declare runningVar: Tensor | null;
-  /** Training batches seen, an int32 buffer (null without trackRunningStats). */
+  /** Training batches seen, int32 buffer `num_batches_tracked` (null without trackRunningStats). */
   declare numBatchesTracked: Tensor | null;
 
   /** The input ranks accepted. */
@@ -228,9 +233,9 @@ abstract class NormBase extends Module {
     this.trackRunningStats = trackRunningStats;
     this.weight = affine ? Parameter(empty([numFeatures], factoryOf(options))) : null;
     this.bias = affine ? Parameter(empty([numFeatures], factoryOf(options))) : null;
-    this.registerBuffer('runningMean', trackRunningStats ? zeros([numFeatures], factoryOf(options)) : null);
-    this.registerBuffer('runningVar', trackRunningStats ? zeros([numFeatures], factoryOf(options)) : null);
-    this.registerBuffer('numBatchesTracked', trackRunningStats ? zeros([], { dtype: int32, ...(device !== undefined ? { device } : {}) }) : null);
+    this.registerBuffer('running_mean', trackRunningStats ? zeros([numFeatures], factoryOf(options)) : null);
+    this.registerBuffer('running_var', trackRunningStats ? zeros([numFeatures], factoryOf(options)) : null);
+    this.registerBuffer('num_batches_tracked', trackRunningStats ? zeros([], { dtype: int32, ...(device !== undefined ? { device } : {}) }) : null);
     this.resetParameters();
   }
 

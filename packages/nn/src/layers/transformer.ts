@@ -1,10 +1,10 @@
 // nn.TransformerEncoderLayer, nn.TransformerEncoder, nn.TransformerDecoderLayer,
 // nn.TransformerDecoder and nn.Transformer: PyTorch 2.1's modules, their submodule names
-// (selfAttn, multiheadAttn, linear1, linear2, norm1…3, dropout1…3, layers.i) and forward
-// signatures. The stacks hold deep copies of the layer they are given, as PyTorch's _get_clones
+// (self_attn and multihead_attn in fields selfAttn and multiheadAttn; linear1, linear2, norm1…3,
+// dropout1…3, layers.i, encoder, decoder) and forward signatures. The stacks hold deep copies of the layer they are given, as PyTorch's _get_clones
 // does, so every layer starts with the same values and trains on its own.
 import { full, ShapeError, Tensor, ValueError, type DeviceLike } from '@core/tensor';
-import { Module, type AnyModule } from '../module.js';
+import { Module, registeredName, type AnyModule, type RegisteredNames } from '../module.js';
 import { isParameter, Parameter } from '../parameter.js';
 import { gelu, relu } from '../functional/activation.js';
 import { xavierUniform_ } from '../init.js';
@@ -130,7 +130,9 @@ export interface TransformerEncoderLayerForwardOptions {
  * (after the sum, or before the block with `normFirst`): PyTorch's `nn.TransformerEncoderLayer`.
  */
 export class TransformerEncoderLayer extends Module<[src: Tensor, ...rest: Args<[srcMask: Tensor | null, srcKeyPaddingMask: Tensor | null, isCausal: boolean], TransformerEncoderLayerForwardOptions>]> {
-  /** Multi-head self-attention. */
+  /** PyTorch's name of the self-attention: `self_attn`. */
+  static override readonly registeredNames: RegisteredNames<TransformerEncoderLayer> = { selfAttn: 'self_attn' };
+  /** `self_attn`: multi-head self-attention. */
   selfAttn: MultiheadAttention;
   /** dModel → dimFeedforward. */
   linear1: Linear;
@@ -270,9 +272,11 @@ const DECODER_ARGS = ['tgtMask', 'memoryMask', 'tgtKeyPaddingMask', 'memoryKeyPa
  * with a residual connection and LayerNorm: PyTorch's `nn.TransformerDecoderLayer`.
  */
 export class TransformerDecoderLayer extends Module<[tgt: Tensor, memory: Tensor, ...rest: DecoderArgs]> {
-  /** Multi-head self-attention over the target. */
+  /** PyTorch's names of the two attentions: `self_attn` and `multihead_attn`. */
+  static override readonly registeredNames: RegisteredNames<TransformerDecoderLayer> = { selfAttn: 'self_attn', multiheadAttn: 'multihead_attn' };
+  /** `self_attn`: multi-head self-attention over the target. */
   selfAttn: MultiheadAttention;
-  /** Multi-head attention from the target to memory. */
+  /** `multihead_attn`: multi-head attention from the target to memory. */
   multiheadAttn: MultiheadAttention;
   /** dModel → dimFeedforward. */
   linear1: Linear;
@@ -493,7 +497,8 @@ function deepCopy<M extends AnyModule>(module: M, memo: Map<unknown, unknown>): 
   const saved = new Set(Object.keys(module.stateDict({ keepVars: true })));
   const fields = copy as unknown as Record<string, unknown>;
   for (const [name, value] of Object.entries(module)) {
-    if (buffers.has(name)) copy.registerBuffer(name, copyTensor(value as Tensor, memo), saved.has(name));
+    const registered = registeredName(module, name);
+    if (buffers.has(registered)) copy.registerBuffer(registered, copyTensor(value as Tensor, memo), saved.has(registered));
     else if (value instanceof Module) fields[name] = deepCopy(value as AnyModule, memo);
     else if (value instanceof Tensor) fields[name] = copyTensor(value, memo);
     else fields[name] = value;

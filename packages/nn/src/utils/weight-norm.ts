@@ -2,11 +2,13 @@
 // others it is computed from (g and v; or the original weight and the power-iteration vectors u
 // and v), and a forward pre-hook recomputes it before every forward as a plain tensor field,
 // so gradients flow to what replaced it. The remove functions make it a parameter again.
+// Parameters are named by their registered names (MultiheadAttention's 'in_proj_weight', held in
+// field inProjWeight), as in PyTorch.
 import { noGrad, randn, TensorError, ValueError, type RemovableHandle, type Tensor } from '@core/tensor';
 import { bindArgs, type Args } from '../internal/args.js';
 import { normalize } from '../functional/normalization.js';
 import { ConvTranspose1d, ConvTranspose2d } from '../layers/conv.js';
-import type { AnyModule } from '../module.js';
+import { propertyOf, type AnyModule } from '../module.js';
 import { isParameter, Parameter } from '../parameter.js';
 
 type Kind = 'weightNorm' | 'spectralNorm';
@@ -18,8 +20,8 @@ interface Reparametrization {
   readonly hook: RemovableHandle;
   /** The parameter's value from what replaced it, for the remove function. */
   readonly compute: () => Tensor;
-  /** The fields that replaced the parameter. */
-  readonly fields: readonly string[];
+  /** The registered names of what replaced the parameter. */
+  readonly replacedBy: readonly string[];
 }
 
 const applied = new WeakMap<AnyModule, Reparametrization[]>();
@@ -30,23 +32,25 @@ function takeParameter(module: AnyModule, name: string, kind: Kind): Tensor {
     throw new TensorError(`Cannot register two ${kind} hooks on the same parameter ${name}`);
   }
   const fields = module as unknown as Fields;
-  const value = fields[name];
+  const field = propertyOf(module, name);
+  const value = fields[field];
   if (!isParameter(value)) {
     throw new ValueError(`${kind}: ${module.constructor.name} has no parameter '${name}'${value === null ? ' (it is null)' : ''}`);
   }
-  delete fields[name];
+  delete fields[field];
   return value;
 }
 
-/** Set `name` to `initial` as a plain field, recompute it before every forward, and remember how to undo it. */
+/** Set `name`'s field to `initial` as a plain field, recompute it before every forward, and remember how to undo it. */
 function reparametrize(module: AnyModule, kind: Kind, name: string, initial: Tensor, replacedBy: readonly string[], compute: (training: boolean) => Tensor): void {
   const fields = module as unknown as Fields;
-  fields[name] = initial;
+  const field = propertyOf(module, name);
+  fields[field] = initial;
   const hook = module.registerForwardPreHook(() => {
-    fields[name] = compute(module.training);
+    fields[field] = compute(module.training);
   });
   const list = applied.get(module) ?? [];
-  list.push({ kind, name, hook, compute: () => compute(false), fields: replacedBy });
+  list.push({ kind, name, hook, compute: () => compute(false), replacedBy });
   applied.set(module, list);
 }
 
@@ -55,10 +59,10 @@ function removeReparametrization(module: AnyModule, kind: Kind, name: string): A
   const list = applied.get(module) ?? [];
   const at = list.findIndex((r) => r.kind === kind && r.name === name);
   if (at < 0) throw new ValueError(`${kind} of '${name}' not found in ${module.toString()}`);
-  const { hook, compute, fields: replacedBy } = list[at]!;
+  const { hook, compute, replacedBy } = list[at]!;
   const weight = noGrad(compute);
   const fields = module as unknown as Fields;
-  for (const field of [name, ...replacedBy]) delete fields[field];
+  for (const registered of [name, ...replacedBy]) delete fields[propertyOf(module, registered)];
   module.registerParameter(name, Parameter(weight));
   hook.remove();
   list.splice(at, 1);
@@ -87,7 +91,7 @@ function checkDim(dim: number, ndim: number, op: string, allowWhole: boolean): n
 
 /** weightNorm's parameters after the module, by name. */
 export interface WeightNormOptions {
-  /** The parameter to reparametrize (default 'weight'). */
+  /** The parameter to reparametrize, by its registered name (default 'weight'; MultiheadAttention's 'in_proj_weight'). */
   readonly name?: string;
   /** The dim whose slices each get their own magnitude g (default 0); null or -1: one magnitude for the whole tensor. */
   readonly dim?: number | null;
@@ -123,7 +127,7 @@ export function removeWeightNorm<M extends AnyModule>(module: M, name = 'weight'
 
 /** spectralNorm's parameters after the module, by name. */
 export interface SpectralNormOptions {
-  /** The parameter to reparametrize (default 'weight'). */
+  /** The parameter to reparametrize, by its registered name (default 'weight'; MultiheadAttention's 'in_proj_weight'). */
   readonly name?: string;
   /** Power iterations per forward in training mode (default 1). */
   readonly nPowerIterations?: number;

@@ -655,6 +655,11 @@ export function trace(input: Tensor): Tensor {
   return input.trace();
 }
 
+/** The dims `startDim`..`endDim` merged into one (a view when possible). The function form of `Tensor.flatten`. */
+export function flatten(input: Tensor, startDim?: number, endDim?: number): Tensor {
+  return input.flatten(startDim, endDim);
+}
+
 /** A copy with Python's `x[indices] = values` done (values broadcast to the indexed shape); `accumulate` adds them instead, repeated indices adding up. Repeated indices without it: the last one wins. The function form of `Tensor.indexPut`. */
 export function indexPut(input: Tensor, indices: IndexSpec, values: Tensor | number | boolean, accumulate?: boolean): Tensor;
 /** A copy with Python's `x[indices] = values` done (values broadcast to the indexed shape); `accumulate` adds them instead, repeated indices adding up. Repeated indices without it: the last one wins. The function form of `Tensor.indexPut`. */
