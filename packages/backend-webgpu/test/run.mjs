@@ -64,10 +64,11 @@ for (const name of selected) {
   const env = { ...process.env, WEBGPU_TEST_CONFIG: name, NODEVICE_SELECT: '1' };
   if (path) env.VK_ICD_FILENAMES = path;
   // Success is vitest's own JSON report listing every file as passed (only a finished run writes
-  // it), not its exit status alone: on a busy machine lavapipe runs have ended with status 0 after
-  // 1–2 of 9 files, without a summary (likely a worker that died unreported, leaving vitest's main
-  // process nothing to wait on; cause not found yet). Such an unfinished run is said loudly and run
-  // again, up to three runs; a run with failing tests is never retried.
+  // it), not its exit status alone: on a busy machine lavapipe runs used to end with status 0 after
+  // 1–2 of 9 files, without a summary, when a recycled test child outlived tinypool's SIGKILL timer
+  // and left vitest's main process nothing to wait on (vitest.keep-alive.ts at the root now holds
+  // it). Should an unfinished run happen again, it is said loudly and run again, up to three runs;
+  // a run with failing tests is never retried.
   // Every file of the configuration must appear in the report (when run without vitest arguments).
   const allFiles = readdirSync(join(root, 'test')).filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`);
   const expectedFiles = vitestArgs.length > 0 ? 1 : files.length > 0 ? files.length : allFiles.filter((f) => !exclude.includes(f)).length;
