@@ -7,7 +7,6 @@ export function packageTests(include = ['test/**/*.test.ts'], exclude: string[] 
     test: {
       include,
       exclude: ['**/node_modules/**', ...exclude],
-      globalSetup: [new URL('./vitest.keep-alive.ts', import.meta.url).pathname],
       setupFiles: process.env.CORE_TEST_BLOCKING ? [new URL('./vitest.blocking.ts', import.meta.url).pathname] : [],
       // Whole conformance runs in child processes take minutes when both cores are also busy with
       // other work: a limit is there to end a hang, never to fail a slow machine.

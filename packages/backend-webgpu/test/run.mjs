@@ -60,32 +60,46 @@ for (const name of selected) {
   }
   console.log(`\n[backend-webgpu] ${name}${path ? `: VK_ICD_FILENAMES=${path}` : ''}`);
   const started = Date.now();
-  const args = vitestArgs.length > 0 ? vitestArgs : [...files, ...exclude.map((e) => `--exclude=${e}`)];
   const env = { ...process.env, WEBGPU_TEST_CONFIG: name, NODEVICE_SELECT: '1' };
   if (path) env.VK_ICD_FILENAMES = path;
-  // Success is vitest's own JSON report listing every file as passed (only a finished run writes
-  // it), not its exit status alone: on a busy machine lavapipe runs used to end with status 0 after
-  // 1–2 of 9 files, without a summary, when a recycled test child outlived tinypool's SIGKILL timer
-  // and left vitest's main process nothing to wait on (vitest.keep-alive.ts at the root now holds
-  // it). Should an unfinished run happen again, it is said loudly and run again, up to three runs;
-  // a run with failing tests is never retried.
-  // Every file of the configuration must appear in the report (when run without vitest arguments).
+  // One vitest process per test file. vitest 3's forks pool (tinypool 1.1.1) recycles its child
+  // after every file: it asks the child to tear down and waits for its exit with nothing holding
+  // the main process's event loop. On a busy machine a lavapipe child can take seconds to go (one
+  // was traced alive 6 s after SIGTERM), and the main process then ran out of work and exited
+  // with status 0 after 1–2 files, no summary; kept alive, it waited forever instead. With one file
+  // per process, that teardown comes after the file's report is written, where it is harmless.
   const allFiles = readdirSync(join(root, 'test')).filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`);
-  const expectedFiles = vitestArgs.length > 0 ? 1 : files.length > 0 ? files.length : allFiles.filter((f) => !exclude.includes(f)).length;
-  let ok = false;
-  for (let attempt = 1; attempt <= 3 && !ok; attempt++) {
+  const runs = vitestArgs.length > 0 ? [vitestArgs] : (files.length > 0 ? files : allFiles.filter((f) => !exclude.includes(f))).map((f) => [f]);
+  let ok = true;
+  for (const args of runs) ok = runVitest(name, args, env) && ok;
+  console.log(`[backend-webgpu] ${name}: ${ok ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (!ok) failed++;
+}
+
+/**
+ * One vitest process over `args`. Success is vitest's own JSON report saying the run succeeded
+ * (only a finished run writes it), not its exit status alone. A run that ends with status 0
+ * unfinished is said loudly and run again, up to three runs; failing tests are never retried, and
+ * a run still going after 20 minutes is stopped and failed.
+ */
+function runVitest(name, args, env) {
+  for (let attempt = 1; attempt <= 3; attempt++) {
     const report = join(mkdtempSync(join(tmpdir(), 'webgpu-vitest-')), 'report.json');
     const r = spawnSync(process.execPath, [vitestBin, 'run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], {
       cwd: root,
       stdio: 'inherit',
       env,
+      timeout: 20 * 60_000,
+      killSignal: 'SIGKILL',
     });
     const finished = existsSync(report) ? JSON.parse(readFileSync(report, 'utf8')) : null;
-    ok = r.status === 0 && finished?.success === true && (finished.testResults?.length ?? 0) >= expectedFiles;
-    if (ok || r.status !== 0) break;
-    console.error(`[backend-webgpu] ${name}: vitest exited with status 0 without finishing the run (its report is missing or lists fewer than ${expectedFiles} test files)${attempt < 3 ? ': running it again' : ''}`);
+    if (r.status === 0 && finished?.success === true && (finished.testResults?.length ?? 0) >= 1) return true;
+    if (r.status !== 0) {
+      if (r.error) console.error(`[backend-webgpu] ${name}: ${args.join(' ')}: ${r.error.message}`);
+      return false;
+    }
+    console.error(`[backend-webgpu] ${name}: ${args.join(' ')}: vitest exited with status 0 without finishing the run (no report)${attempt < 3 ? ': running it again' : ''}`);
   }
-  console.log(`[backend-webgpu] ${name}: ${ok ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  if (!ok) failed++;
+  return false;
 }
 process.exit(failed === 0 ? 0 : 1);
