@@ -1,0 +1,1 @@
+export { KVCache, type CausalLM, type CausalLMForwardOptions } from './causal-lm.js';
