@@ -1,9 +1,12 @@
-// hubDownload: one file of a repo into the cache, as huggingface_hub's hf_hub_download does it.
+// hubDownload: one file of a repo into the cache, as huggingface_hub's hf_hub_download does it;
+// hubFile: the same, as a Blob backed by the cached file.
+import { openAsBlob } from 'node:fs';
 import { join } from 'node:path';
 import { cachedPath, exists, linkPointer, repoFolder, snapshotPath, writeRef } from './cache.js';
-import { HubConnectionError, LocalEntryNotFoundError, type HubRequestContext } from './errors.js';
-import { fileMetadata, resolveUrl } from './http.js';
-import type { HubDownloadOptions } from './options.js';
+import { HubConnectionError, LocalEntryNotFoundError } from './errors.js';
+import { fileMetadata } from './http.js';
+import type { HubDownloadOptions, HubFileOptions } from './options.js';
+import { requestContext, resolveUrl } from './protocol.js';
 import { resolveSettings, type HubSettings } from './settings.js';
 import { fetchBlob } from './transfer.js';
 import { checkOptions, COMMIT_HASH, DOWNLOAD_CHECKS, validateRepoId, validateRepoPath, validateRevision } from './validate.js';
@@ -17,11 +20,6 @@ export function notCached(settings: HubSettings, repoId: string, file: string | 
     `Download it once with network access: ${call}, or Python's hf download, which shares the cache.`,
     repoId, file, settings.revision,
   );
-}
-
-/** Where a download's messages and errors say it was going. */
-export function requestContext(settings: HubSettings, repoId: string, file?: string): HubRequestContext {
-  return { repoId, filename: file, revision: settings.revision, endpoint: settings.endpoint };
 }
 
 /**
@@ -82,11 +80,33 @@ export async function downloadFile(settings: HubSettings, repoId: string, file: 
  * reason when aborted.
  */
 export async function hubDownload(repoId: string, filename: string, options: HubDownloadOptions = {}): Promise<string> {
-  checkOptions('hubDownload', options, DOWNLOAD_CHECKS);
+  return cachedFile('hubDownload', repoId, filename, options);
+}
+
+/** hubDownload's work, its argument errors naming the function `fn`. */
+async function cachedFile(fn: string, repoId: string, filename: string, options: HubDownloadOptions): Promise<string> {
+  checkOptions(fn, options, DOWNLOAD_CHECKS);
   validateRepoId(repoId);
   validateRepoPath(filename, 'filename');
   const subfolder = options.subfolder ? validateRepoPath(options.subfolder, 'subfolder') : undefined;
   const settings = await resolveSettings(options);
   validateRevision(settings.revision);
   return (await downloadFile(settings, repoId, subfolder ? `${subfolder}/${filename}` : filename)).path;
+}
+
+/**
+ * One file of a Hub repo as a `Blob`, in Node and in browsers alike. In Node it is
+ * {@link hubDownload} (same cache, options and errors) and then `fs.openAsBlob` on the cached
+ * file: the Blob reads from disk when it is read, so `await blob.slice(a, b).arrayBuffer()` costs
+ * only those bytes of memory (`nn.safeOpen(blob)` reads one tensor at a time this way). The file
+ * must stay as it is while the Blob is in use (a changed file makes reads fail).
+ *
+ * In a browser the bytes live in the Cache API instead (see the browser build's `hubFile`).
+ *
+ * @param repoId `name` or `owner/name`, e.g. `'openai-community/gpt2'`.
+ * @param filename The file's path in the repo, e.g. `'model.safetensors'`.
+ * @throws The errors of {@link hubDownload}.
+ */
+export async function hubFile(repoId: string, filename: string, options: HubFileOptions = {}): Promise<Blob> {
+  return openAsBlob(await cachedFile('hubFile', repoId, filename, options));
 }

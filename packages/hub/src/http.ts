@@ -1,48 +1,18 @@
-// The Hub's HTTP protocol on Node's fetch: URLs, redirects followed by hand (so that the token
-// never goes to another host, and HEAD can stop at the CDN redirect that already carries the
-// file's metadata), and HTTP error statuses turned into typed errors.
+// The Hub's HTTP protocol on Node's fetch: redirects followed by hand (so that the token never goes
+// to another host, and HEAD can stop at the CDN redirect that already carries the file's metadata).
+// URLs and the typed errors of HTTP statuses are in protocol.ts, which the browser build shares.
+import { HubError, type HubRequestContext } from './errors.js';
 import {
-  EntryNotFoundError, GatedRepoError, HfHubHTTPError, HubConnectionError, HubError, RepositoryNotFoundError, RevisionNotFoundError,
-  type HubRequestContext,
-} from './errors.js';
-import type { RepoType } from './options.js';
-import type { HubSettings } from './settings.js';
+  networkError, normalizeEtag, parseRevisionInfo, repoInfoUrl, statusError, withoutQuery, type NetworkSettings,
+} from './protocol.js';
 import { isSafeSegment } from './validate.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 10;
 const USER_AGENT = `@core/hub; node/${process.versions.node}`;
-const URL_PREFIX: Record<RepoType, string> = { model: '', dataset: 'datasets/', space: 'spaces/' };
-
-/** `{endpoint}/{prefix}{repoId}/resolve/{revision}/{file}`, each part percent-encoded but the file's `/`. */
-export function resolveUrl(settings: HubSettings, repoId: string, file: string): string {
-  const path = file.split('/').map(encodeURIComponent).join('/');
-  return `${settings.endpoint}/${URL_PREFIX[settings.repoType]}${repoId}/resolve/${encodeURIComponent(settings.revision)}/${path}`;
-}
-
-/** `{endpoint}/api/{repoType}s/{repoId}/revision/{revision}`: the repo's commit and file list. */
-export function repoInfoUrl(settings: HubSettings, repoId: string): string {
-  return `${settings.endpoint}/api/${settings.repoType}s/${repoId}/revision/${encodeURIComponent(settings.revision)}`;
-}
-
-/** An address without its query string (a CDN's signed parameters do not belong in messages). */
-export function withoutQuery(url: string): string {
-  const u = new URL(url);
-  u.search = '';
-  u.hash = '';
-  return u.href;
-}
-
-/** The error to throw for a failed fetch or body read: the abort reason when the caller aborted. */
-export function networkError(error: unknown, url: string, signal: AbortSignal | undefined, what: string): unknown {
-  if (signal?.aborted) return signal.reason;
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const why = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-  return new HubConnectionError(`${what} ${withoutQuery(url)} failed (${why}).`, withoutQuery(url), error);
-}
 
 /** One request, no redirect followed; the token only to the endpoint's own origin. */
-async function send(method: string, url: string, settings: HubSettings, headers: Record<string, string>): Promise<Response> {
+async function send(method: string, url: string, settings: NetworkSettings, headers: Record<string, string>): Promise<Response> {
   const all: Record<string, string> = { 'user-agent': USER_AGENT, 'accept-encoding': 'identity', ...headers };
   if (settings.token !== undefined && new URL(url).origin === new URL(settings.endpoint).origin) all.authorization = `Bearer ${settings.token}`;
   try {
@@ -58,7 +28,7 @@ async function send(method: string, url: string, settings: HubSettings, headers:
  * its address, or for a stopped chase the redirect and its target.
  */
 async function follow(
-  method: string, url: string, settings: HubSettings, headers: Record<string, string>,
+  method: string, url: string, settings: NetworkSettings, headers: Record<string, string>,
   stop: (response: Response, next: string) => boolean = () => false,
 ): Promise<{ response: Response; url: string; stopped: boolean }> {
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
@@ -73,33 +43,6 @@ async function follow(
   throw new HubError(`More than ${MAX_REDIRECTS} redirects from ${withoutQuery(url)}: the server is misconfigured.`);
 }
 
-/** The typed error for a response with an error status, read from the Hub's `X-Error-Code` and `X-Error-Message` headers. */
-function statusError(response: Response, url: string, context: HubRequestContext): HfHubHTTPError {
-  const { status } = response;
-  const code = response.headers.get('x-error-code');
-  const said = response.headers.get('x-error-message') ?? undefined;
-  const { repoId, filename, revision, endpoint } = context;
-  const make = (Kind: typeof HfHubHTTPError, message: string) =>
-    new Kind(`${message}${said ? ` The server said: ${said}` : ''}`, context, status, withoutQuery(url), said);
-  const page = `${endpoint}/${repoId}`;
-  const tokenHint = 'set the HF_TOKEN environment variable (or pass { token }) to an access token of an account that may read it';
-  if (code === 'GatedRepo' || (status === 403 && code === null)) {
-    return make(GatedRepoError, `Access to repo '${repoId}' is restricted (HTTP ${status}): it is gated or needs permissions this request did not have. ` +
-      `Log in at ${page}, accept the model's terms there, then ${tokenHint}.`);
-  }
-  if (code === 'RepoNotFound' || status === 401 || (status === 404 && code === null && filename === undefined)) {
-    return make(RepositoryNotFoundError, `Repo '${repoId}' was not found at ${endpoint} (HTTP ${status}): check its id; ` +
-      `if it is private or gated, ${tokenHint}, and accept the model's terms at ${page}.`);
-  }
-  if (code === 'RevisionNotFound') {
-    return make(RevisionNotFoundError, `Revision '${revision}' was not found in repo '${repoId}' (HTTP ${status}): check the branch, tag or commit name.`);
-  }
-  if (status === 404 && filename !== undefined) {
-    return make(EntryNotFoundError, `File '${filename}' was not found in repo '${repoId}' at revision '${revision}' (HTTP 404): check the file name and the revision.`);
-  }
-  return make(HfHubHTTPError, `HTTP ${status} from ${withoutQuery(url)} for repo '${repoId}' at revision '${revision}'.`);
-}
-
 /** What the Hub says about one file before it is downloaded. */
 export interface FileMetadata {
   /** The commit the revision points at (`X-Repo-Commit`). */
@@ -112,17 +55,12 @@ export interface FileMetadata {
   readonly location: string;
 }
 
-/** `W/"abc"` → `abc`. */
-function normalizeEtag(etag: string): string {
-  return etag.replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
-}
-
 /**
  * HEAD on the resolve URL. Redirects on the Hub's own origin are followed (a renamed repo); one to
  * another host stops the chase once commit and linked ETag are known, as the Hub puts them on that
  * redirect (LFS files), and the target is where the bytes will come from.
  */
-export async function fileMetadata(url: string, settings: HubSettings, context: HubRequestContext): Promise<FileMetadata> {
+export async function fileMetadata(url: string, settings: NetworkSettings, context: HubRequestContext): Promise<FileMetadata> {
   let commit: string | null = null;
   let linkedEtag: string | null = null;
   let linkedSize: string | null = null;
@@ -157,7 +95,7 @@ export async function fileMetadata(url: string, settings: HubSettings, context: 
  * GET of a file's bytes from `url` (a Range request when `offset > 0`), redirects followed. An
  * error status is a typed error, but for 416 (a range past the end), which the caller handles.
  */
-export async function getFile(url: string, offset: number, settings: HubSettings, context: HubRequestContext): Promise<Response> {
+export async function getFile(url: string, offset: number, settings: NetworkSettings, context: HubRequestContext): Promise<Response> {
   const { response, url: last } = await follow('GET', url, settings, offset > 0 ? { range: `bytes=${offset}-` } : {});
   if (!response.ok && response.status !== 416) {
     await response.body?.cancel();
@@ -166,16 +104,8 @@ export async function getFile(url: string, offset: number, settings: HubSettings
   return response;
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The repo's commit for the revision and its file list, from the Hub's API. */
-export async function repoInfo(settings: HubSettings, repoId: string, context: HubRequestContext): Promise<{ commit: string; files: string[] }> {
+export async function repoInfo(settings: NetworkSettings, repoId: string, context: HubRequestContext): Promise<{ commit: string; files: string[] }> {
   const url = repoInfoUrl(settings, repoId);
   const { response, url: last } = await follow('GET', url, settings, { accept: 'application/json' });
   if (!response.ok) {
@@ -188,10 +118,6 @@ export async function repoInfo(settings: HubSettings, repoId: string, context: H
   } catch (error) {
     throw networkError(error, url, settings.signal, 'Reading the answer of');
   }
-  const { sha, siblings } = (parseJson(text) ?? {}) as { sha?: unknown; siblings?: unknown };
-  const files = Array.isArray(siblings) ? siblings.map((s) => (s as { rfilename?: unknown } | null)?.rfilename) : undefined;
-  if (typeof sha !== 'string' || !isSafeSegment(sha) || !files?.every((f): f is string => typeof f === 'string')) {
-    throw new HubError(`${withoutQuery(url)} did not answer with a repo's commit and file list ({ sha, siblings: [{ rfilename }] }): the endpoint ${settings.endpoint} does not speak the Hub's API.`);
-  }
-  return { commit: sha, files };
+  const { commit, files } = parseRevisionInfo(text, url, settings.endpoint);
+  return { commit, files: files.map((f) => f.path) };
 }

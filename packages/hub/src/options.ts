@@ -53,6 +53,13 @@ export interface HubDownloadOptions extends HubOptions {
   subfolder?: string;
 }
 
+/**
+ * Options of {@link hubFile}: those of {@link hubDownload}. In a browser there is no `cacheDir`
+ * (the bytes go to the Cache API) and no environment variable: `endpoint` defaults to
+ * `https://huggingface.co`, `token` to none, `offline` to false.
+ */
+export type HubFileOptions = HubDownloadOptions;
+
 /** Options of {@link snapshotDownload}. */
 export interface SnapshotDownloadOptions extends HubOptions {
   /**

@@ -3,9 +3,10 @@
 // each file by hubDownload's path at that commit.
 import { mkdir } from 'node:fs/promises';
 import { cachedPath, exists, repoFolder, snapshotPath, writeRef } from './cache.js';
-import { downloadFile, notCached, requestContext } from './download.js';
+import { downloadFile, notCached } from './download.js';
 import { HubConnectionError } from './errors.js';
 import { repoInfo } from './http.js';
+import { requestContext } from './protocol.js';
 import type { SnapshotDownloadOptions } from './options.js';
 import { resolveSettings, type HubSettings } from './settings.js';
 import { checkOptions, SNAPSHOT_CHECKS, validateRepoId, validateRepoPath, validateRevision } from './validate.js';

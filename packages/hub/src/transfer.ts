@@ -5,12 +5,10 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { HubIntegrityError, type HubRequestContext } from './errors.js';
-import { getFile, networkError, type FileMetadata } from './http.js';
+import type { HubRequestContext } from './errors.js';
+import { getFile, type FileMetadata } from './http.js';
+import { integrityError, readBody, SHA256 } from './protocol.js';
 import type { HubSettings } from './settings.js';
-
-/** An LFS file's ETag is the sha256 of its bytes. */
-const SHA256 = /^[0-9a-f]{64}$/;
 
 /** Downloads in progress in this process, by blob path: a second download of the same blob waits for the first. */
 const inFlight = new Map<string, Promise<void>>();
@@ -52,47 +50,22 @@ async function writeBody(
   settings: HubSettings, file: string,
 ): Promise<number> {
   const handle = await open(incomplete, offset > 0 ? 'a' : 'w');
-  const reader = response.body!.getReader();
-  let loaded = offset;
   try {
-    settings.onProgress?.({ file, loaded, total });
-    for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        throw networkError(error, response.url, settings.signal,
-          `The connection broke after ${loaded} bytes of '${file}' (the bytes are kept; the next call continues from there):`);
-      }
-      if (chunk.done) break;
-      await handle.write(chunk.value);
-      hash?.update(chunk.value);
-      loaded += chunk.value.length;
-      // More than announced: stop reading now, the size check below refuses it.
-      if (total !== undefined && loaded > total) break;
-      settings.onProgress?.({ file, loaded, total });
-    }
+    return await readBody(response, offset, total, settings, file, async (chunk) => {
+      await handle.write(chunk);
+      hash?.update(chunk);
+    }, 'the bytes are kept; the next call continues from there');
   } finally {
-    await reader.cancel().catch(() => undefined);
     await handle.close();
   }
-  if (total === undefined) settings.onProgress?.({ file, loaded, total: loaded });
-  return loaded;
 }
 
 /** Refuses bytes that differ from what the Hub announced; the partial file is removed first. */
 async function verify(incomplete: string, loaded: number, hash: Hash | undefined, meta: FileMetadata, file: string, context: HubRequestContext): Promise<void> {
-  const problem: [check: 'size' | 'sha256', expected: string, got: string] | undefined =
-    meta.size !== undefined && loaded !== meta.size ? ['size', `${meta.size}`, `${loaded}`] :
-    hash ? ['sha256', meta.etag, hash.digest('hex')] : undefined;
-  if (problem === undefined || problem[1] === problem[2]) return;
+  const error = integrityError(file, context, { size: meta.size, sha256: hash && meta.etag }, { size: loaded, sha256: hash?.digest('hex') });
+  if (error === undefined) return;
   await rm(incomplete, { force: true });
-  const [check, expected, got] = problem;
-  throw new HubIntegrityError(
-    `The download of '${file}' from repo '${context.repoId}' has ${check === 'size' ? `${got} bytes where the Hub announced ${expected}` : `sha256 ${got} where the Hub announced ${expected}`}; ` +
-    'it was deleted, not cached. Try again; if it happens again, a proxy or the server is changing the file.',
-    file, check, expected, got,
-  );
+  throw error;
 }
 
 async function download(meta: FileMetadata, blob: string, file: string, settings: HubSettings, context: HubRequestContext): Promise<void> {

@@ -1,5 +1,6 @@
-// The "browser" export condition: the same names, no Node built-ins in the bundle, and each
-// function failing with a HubError that says downloads need Node for now.
+// The "browser" export condition: the same names, no Node built-ins in the bundle, and the
+// functions that return file-system paths failing with a HubError that points to hubFile
+// (browser-file.test.ts tests hubFile itself).
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -11,11 +12,11 @@ describe('the browser entry', () => {
     expect(Object.keys(browser).sort()).toEqual(Object.keys(node).sort());
   });
 
-  it('rejects hubDownload and snapshotDownload, and throws on progressBar, with a HubError naming what is missing', async () => {
+  it('rejects hubDownload and snapshotDownload with a HubError pointing to hubFile, and throws on progressBar', async () => {
     await expect(browser.hubDownload('gpt2', 'config.json')).rejects.toThrow(browser.HubError);
-    await expect(browser.hubDownload('gpt2', 'config.json')).rejects.toThrow(/hubDownload\(\) needs Node\.js.*Cache API \/ OPFS\) is not implemented yet/);
-    await expect(browser.snapshotDownload('gpt2')).rejects.toThrow(/snapshotDownload\(\) needs Node\.js/);
-    expect(() => browser.progressBar()).toThrow(/progressBar\(\) needs Node\.js/);
+    await expect(browser.hubDownload('gpt2', 'config.json')).rejects.toThrow(/hubDownload\(\) needs Node\.js.*use hubFile\(repoId, filename\).*Cache API/);
+    await expect(browser.snapshotDownload('gpt2')).rejects.toThrow(/snapshotDownload\(\) needs Node\.js.*use hubFile/);
+    expect(() => browser.progressBar()).toThrow(/progressBar\(\) needs Node\.js.*onProgress/);
   });
 
   it('bundles for the browser platform without any Node built-in', async () => {

@@ -3,7 +3,8 @@
 // "__metadata__": { string: string } }` padded with spaces to a multiple of 8, then the raw
 // little-endian data, with offsets relative to the data section, covering it with no holes.
 // `serializeSafetensors`/`deserializeSafetensors` work on bytes (browsers too);
-// `saveSafetensors`/`loadSafetensors`/`safeOpen` add Node's fs.
+// `safeOpen`/`loadSafetensors` read a Blob lazily (browsers too) or a path (Node's fs);
+// `saveSafetensors` writes a path.
 import {
   bfloat16, bfloat16BitsToNumber, bool, float16, float16BitsToNumber, float32, float32ToBFloat16Bits, float32ToFloat16Bits,
   float64, int32, tensor, Tensor, TensorError, type DeviceLike, type DType,
@@ -96,7 +97,7 @@ function checkInputs(stateDict: Record<string, Tensor>, metadata: Record<string,
   return entries.sort(([a, ta], [b, tb]) => tb.dtype.itemsize - ta.dtype.itemsize || (a < b ? -1 : a > b ? 1 : 0));
 }
 
-function assemble(entries: Array<[string, Tensor]>, datas: Uint8Array[], metadata: Record<string, string> | undefined): Uint8Array {
+function assemble(entries: Array<[string, Tensor]>, datas: Uint8Array[], metadata: Record<string, string> | undefined): Uint8Array<ArrayBuffer> {
   const header: Record<string, unknown> = Object.create(null); // a tensor may be called '__proto__'
   if (metadata && Object.keys(metadata).length > 0) header.__metadata__ = metadata;
   let offset = 0;
@@ -122,7 +123,7 @@ function assemble(entries: Array<[string, Tensor]>, datas: Uint8Array[], metadat
 }
 
 /** The bytes of a safetensors file holding `stateDict` (CPU tensors, or any synchronously readable device). */
-export function serializeSafetensors(stateDict: Record<string, Tensor>, metadata?: Record<string, string>): Uint8Array {
+export function serializeSafetensors(stateDict: Record<string, Tensor>, metadata?: Record<string, string>): Uint8Array<ArrayBuffer> {
   const entries = checkInputs(stateDict, metadata);
   const datas = entries.map(([name, t]) => {
     if (t.device.type !== 'cpu') {
@@ -134,7 +135,7 @@ export function serializeSafetensors(stateDict: Record<string, Tensor>, metadata
 }
 
 /** `serializeSafetensors` for tensors on any device (reads them asynchronously). */
-export async function serializeSafetensorsAsync(stateDict: Record<string, Tensor>, metadata?: Record<string, string>): Promise<Uint8Array> {
+export async function serializeSafetensorsAsync(stateDict: Record<string, Tensor>, metadata?: Record<string, string>): Promise<Uint8Array<ArrayBuffer>> {
   const entries = checkInputs(stateDict, metadata);
   const datas: Uint8Array[] = [];
   for (const [, t] of entries) datas.push(encodeValues(t, await t.data()));
@@ -374,12 +375,47 @@ async function readAt(file: FileHandle, path: string, position: number, length: 
   return bytes;
 }
 
+/** Where an opened file's bytes come from: its size, reads at a position, and the end of its use. */
+interface ByteSource {
+  readonly size: number;
+  /** `length` bytes at `position`, in a new array of their own. */
+  read(position: number, length: number): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/** A file opened with Node's fs: a regular file, read with positioned reads. */
+async function fileSource(path: string): Promise<ByteSource> {
+  const { open } = await nodeFs();
+  const file = await open(path, 'r');
+  try {
+    const info = await file.stat();
+    if (!info.isFile()) fail(path, 'not a regular file (a safetensors file has a size to check its header against)');
+    return { size: info.size, read: (position, length) => readAt(file, path, position, length), close: () => file.close() };
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
+}
+
+/** A Blob read by slices: `blob.slice(begin, end).arrayBuffer()` reads just those bytes (a File or a disk-backed Blob reads them from disk). */
+function blobSource(blob: Blob, name: string): ByteSource {
+  return {
+    size: blob.size,
+    read: async (position, length) => {
+      const bytes = new Uint8Array(await blob.slice(position, position + length).arrayBuffer());
+      if (bytes.length !== length) fail(name, `the Blob gave ${bytes.length} bytes at ${position} where ${length} were asked for (it changed while being read?)`);
+      return bytes;
+    },
+    close: async () => undefined,
+  };
+}
+
 /**
  * A safetensors file opened by `safeOpen`: its header is read and checked, and each tensor is read
- * from the file when asked for. Close it (`close()`, or `await using f = await nn.safeOpen(path)`).
+ * from the file (or Blob) when asked for. Close it (`close()`, or `await using f = await nn.safeOpen(path)`).
  */
 export interface SafetensorsFile {
-  /** The path it was opened from (error messages name it). */
+  /** The path it was opened from, or for a Blob its name (a File's `name`, else `'Blob'`); error messages name it. */
   readonly path: string;
   /** The tensor names, in file order. */
   keys(): string[];
@@ -402,7 +438,7 @@ class OpenSafetensorsFile implements SafetensorsFile {
 
   constructor(
     readonly path: string,
-    private readonly file: FileHandle,
+    private readonly source: ByteSource,
     private readonly header: SafetensorsHeader,
     private readonly device: DeviceLike,
   ) {}
@@ -421,7 +457,7 @@ class OpenSafetensorsFile implements SafetensorsFile {
     if (!Object.hasOwn(this.header.tensors, name)) fail(this.path, `no tensor named '${name}' (keys() lists the file's ${this.keys().length} tensors)`);
     const entry = this.header.tensors[name]!;
     const [begin, end] = entry.dataOffsets;
-    const read = readAt(this.file, this.path, this.header.dataStart + begin, end - begin);
+    const read = this.source.read(this.header.dataStart + begin, end - begin);
     this.reading.add(read);
     try {
       return decodeTensor(name, entry, await read, true, this.device, this.path);
@@ -431,7 +467,7 @@ class OpenSafetensorsFile implements SafetensorsFile {
   }
 
   close(): Promise<void> {
-    this.closing ??= Promise.allSettled(this.reading).then(() => this.file.close());
+    this.closing ??= Promise.allSettled(this.reading).then(() => this.source.close());
     return this.closing;
   }
 
@@ -442,38 +478,48 @@ class OpenSafetensorsFile implements SafetensorsFile {
 
 /**
  * Open a safetensors file for reading tensors one at a time, like Python's `safetensors.safe_open`
- * (the device is an option here; there is no `framework` argument). Node only. The header is read
- * and checked at once: a file that is not a regular file (a device, a pipe), a truncated file or a
- * header that does not describe the data is refused before any tensor is read. `getTensor` then
- * reads just that tensor's bytes, so reading one costs about its own size in memory, whatever the
- * size of the file (files over 2 GiB work).
+ * (the device is an option here; there is no `framework` argument). The file is a path (Node) or a
+ * `Blob` (browsers and Node: a `File` from an `<input>`, `@core/hub`'s `hubFile`, a `fetch`
+ * response's `blob()`). The header is read and checked at once: a path that is not a regular file
+ * (a device, a pipe), a truncated file or a header that does not describe the data is refused
+ * before any tensor is read. `getTensor` then reads just that tensor's bytes (for a Blob,
+ * `blob.slice(begin, end).arrayBuffer()`), so reading one costs about its own size in memory,
+ * whatever the size of the file (files over 2 GiB work).
  *
  * ```ts
- * await using f = await nn.safeOpen('model.safetensors');
+ * await using f = await nn.safeOpen('model.safetensors'); // or nn.safeOpen(await hubFile(repo, 'model.safetensors'))
  * f.keys(); f.metadata();
  * const embedding = await f.getTensor('embed.weight');
  * ```
  */
-export async function safeOpen(path: string, options: LoadSafetensorsOptions = {}): Promise<SafetensorsFile> {
-  const { open } = await nodeFs();
-  const file = await open(path, 'r');
+export async function safeOpen(file: string | Blob, options: LoadSafetensorsOptions = {}): Promise<SafetensorsFile> {
+  let name: string;
+  let source: ByteSource;
+  if (typeof file === 'string') {
+    name = file;
+    source = await fileSource(file);
+  } else if (typeof Blob !== 'undefined' && file instanceof Blob) {
+    const fileName = (file as { name?: unknown }).name;
+    name = typeof fileName === 'string' && fileName !== '' ? fileName : 'Blob';
+    source = blobSource(file, name);
+  } else {
+    throw new TypeError(`safeOpen(): expected a path (a string) or a Blob, got ${file === null ? 'null' : typeof file}`);
+  }
   try {
-    const info = await file.stat();
-    if (!info.isFile()) fail(path, 'not a regular file (a safetensors file has a size to check its header against)');
-    const n = headerLength(await readAt(file, path, 0, Math.min(8, info.size)), info.size, path);
-    const header = parseHeaderJson(await readAt(file, path, 8, n), info.size - 8 - n, path);
-    return new OpenSafetensorsFile(path, file, header, options.device ?? 'cpu');
+    const n = headerLength(await source.read(0, Math.min(8, source.size)), source.size, name);
+    const header = parseHeaderJson(await source.read(8, n), source.size - 8 - n, name);
+    return new OpenSafetensorsFile(name, source, header, options.device ?? 'cpu');
   } catch (error) {
-    await file.close();
+    await source.close();
     throw error;
   }
 }
 
 /**
- * Read a safetensors file into tensors (on the cpu unless `device` is given). Node only. Through
- * `safeOpen`: the header is checked first, then each tensor's bytes are read.
+ * Read a safetensors file (a path in Node, or a Blob anywhere) into tensors (on the cpu unless
+ * `device` is given). Through `safeOpen`: the header is checked first, then each tensor's bytes are read.
  */
-export async function loadSafetensors(path: string, options: LoadSafetensorsOptions = {}): Promise<Record<string, Tensor>> {
+export async function loadSafetensors(path: string | Blob, options: LoadSafetensorsOptions = {}): Promise<Record<string, Tensor>> {
   const file = await safeOpen(path, options);
   try {
     const out: Record<string, Tensor> = Object.create(null);

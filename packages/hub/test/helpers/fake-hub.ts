@@ -2,8 +2,11 @@
 // answers regular files itself (ETag = git blob sha1) and redirects LFS files (here: *.safetensors
 // and *.bin) with a 302 to a `/blob/{sha256}` route on a second server, the "CDN" (another origin,
 // so the token must not reach it), putting X-Repo-Commit, X-Linked-Etag and X-Linked-Size on the
-// redirect; Range requests; 401/403/404 with the Hub's X-Error-Code; `/api/{type}s/{id}/revision/{rev}`.
-// Every request is recorded, and a fault can be set for the next GET of one file.
+// redirect; Range requests; 401/403/404 with the Hub's X-Error-Code; `/api/{type}s/{id}/revision/{rev}`
+// (with `?blobs=true`, each file's size and, for LFS files, its sha256). Both servers answer pages
+// of other origins as the real Hub does (CORS: `Access-Control-Allow-Origin: *`, the headers a
+// client reads exposed, preflights answered). Every request is recorded, and a fault can be set for
+// the next GET of one file.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -48,12 +51,26 @@ export const gitSha1 = (c: FileContent): string => createHash('sha1').update(`bl
 /** A commit hash made from a word. */
 export const commitOf = (word: string): string => createHash('sha1').update(word).digest('hex');
 export const isLfs = (path: string): boolean => /\.(safetensors|bin)$/.test(path);
+/** The pointer file git stores for an LFS file. */
+const lfsPointer = (c: FileContent): string => `version https://git-lfs.github.com/spec/v1\noid sha256:${sha256(c)}\nsize ${bytes(c).length}\n`;
 
 /** `n` bytes of a repeatable pattern, large enough to arrive in several chunks. */
 export function pattern(n: number, seed = 1): Uint8Array {
   const out = new Uint8Array(n);
   for (let i = 0; i < n; i++) out[i] = (i * 31 + seed * 7 + (i >> 8)) & 0xff;
   return out;
+}
+
+/** The response headers a page may read, as the real Hub exposes them. */
+const EXPOSED = 'X-Repo-Commit, X-Linked-Etag, X-Linked-Size, X-Error-Code, X-Error-Message, ETag, Content-Length, Content-Range, Accept-Ranges';
+
+/** CORS headers on every answer; true when `req` is a preflight, which they answer alone. */
+function cors(req: IncomingMessage, res: ServerResponse): boolean {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Expose-Headers', EXPOSED);
+  if (req.method !== 'OPTIONS') return false;
+  res.writeHead(204, { 'Access-Control-Allow-Methods': 'GET, HEAD', 'Access-Control-Allow-Headers': 'Authorization, Range' }).end();
+  return true;
 }
 
 function listen(server: Server): Promise<string> {
@@ -122,7 +139,8 @@ export class FakeHub {
 
   private serveHub(req: IncomingMessage, res: ServerResponse): void {
     this.record('hub', req);
-    const path = (req.url ?? '').split('?')[0]!;
+    if (cors(req, res)) return;
+    const [path = '', query = ''] = (req.url ?? '').split('?');
     const api = /^\/api\/(model|dataset|space)s\/(.+)\/revision\/([^/]+)$/.exec(path);
     const resolve = /^\/(?:(dataset|space)s\/)?(.+?)\/resolve\/([^/]+)\/(.+)$/.exec(path);
     const match = api ?? resolve;
@@ -141,7 +159,12 @@ export class FakeHub {
     const files = repo.commits[commit]!;
     if (api) {
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ id: repo.id, sha: commit, siblings: Object.keys(files).map((rfilename) => ({ rfilename })) }));
+      const blobs = new URLSearchParams(query).get('blobs') === 'true';
+      const siblings = Object.entries(files).map(([rfilename, content]) => !blobs ? { rfilename } : {
+        rfilename, blobId: gitSha1(isLfs(rfilename) ? lfsPointer(content) : content), size: bytes(content).length,
+        ...(isLfs(rfilename) ? { lfs: { sha256: sha256(content), size: bytes(content).length, pointerSize: bytes(lfsPointer(content)).length } } : {}),
+      });
+      res.end(JSON.stringify({ id: repo.id, sha: commit, siblings }));
       return;
     }
     const file = match[4]!.split('/').map(decodeURIComponent).join('/');
@@ -156,7 +179,7 @@ export class FakeHub {
         'X-Repo-Commit': commit,
         'X-Linked-Etag': `"${sha256(content)}"`,
         'X-Linked-Size': String(bytes(content).length),
-        ETag: `"${gitSha1(`version https://git-lfs.github.com/spec/v1\noid sha256:${sha256(content)}\n`)}"`,
+        ETag: `"${gitSha1(lfsPointer(content))}"`,
       }).end();
       return;
     }
@@ -165,6 +188,7 @@ export class FakeHub {
 
   private serveCdn(req: IncomingMessage, res: ServerResponse): void {
     this.record('cdn', req);
+    if (cors(req, res)) return;
     const blob = /^\/blob\/([0-9a-f]{64})/.exec(req.url ?? '')?.[1];
     for (const repo of this.repos) {
       for (const files of Object.values(repo.commits)) {
