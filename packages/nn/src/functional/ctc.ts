@@ -9,10 +9,9 @@
 // log-softmax (the usual case, and then the gradient reaching the logits is the true one), not the
 // derivative with respect to logProbs taken as free inputs, which is −γ; PyTorch returns the same.
 import {
-  arange, autograd, cat, DTypeError, float32, float64, full, int32, isAutocastEnabled, ShapeError, stack, tensor, ValueError, type DataArray, type Tensor, valuesNow,
+  arange, autocastOp, autograd, cat, DTypeError, float32, float64, full, int32, ShapeError, stack, tensor, ValueError, type DataArray, type Tensor, valuesNow,
 } from '@core/tensor';
 import { bindArgs, checkReduction, checkTensor, shapeText, type Args, type Reduction } from '../internal/args.js';
-import { isHalf } from './linear.js';
 
 const OP = 'ctcLoss';
 
@@ -199,13 +198,16 @@ export function ctcLoss(
   ...args: Args<[blank: number, reduction: Reduction, zeroInfinity: boolean], CTCLossOptions>
 ): Tensor {
   const options = bindArgs<CTCLossOptions>(OP, ['blank', 'reduction', 'zeroInfinity'], args);
-  const { blank = 0, zeroInfinity = false } = options;
-  const reduction = checkReduction(options.reduction ?? 'mean', OP);
   checkTensor(logProbs, 'logProbs', OP);
   checkTensor(targets, 'targets', OP);
-  // PyTorch's autocast runs ctc_loss in float32 (AC-9), so half log-probabilities from a region's
-  // products work there; outside a region they are an error, as PyTorch has no half kernel.
-  if (isHalf(logProbs.dtype) && isAutocastEnabled(logProbs.device.type)) return ctcLoss(logProbs.float(), targets, inputLengths, targetLengths, { blank, reduction, zeroInfinity });
+  // A cpu autocast region casts half log-probabilities to float32 once, here (AC-9); elsewhere
+  // they are an error, as PyTorch has no half kernel.
+  return autocastOp(OP, [logProbs, targets, inputLengths, targetLengths] as const, (lp, t, il, tl) => ctcLossOf(lp, t, il, tl, options));
+}
+
+function ctcLossOf(logProbs: Tensor, targets: Tensor, inputLengths: CTCLengths, targetLengths: CTCLengths, options: CTCLossOptions): Tensor {
+  const { blank = 0, zeroInfinity = false } = options;
+  const reduction = checkReduction(options.reduction ?? 'mean', OP);
   if (logProbs.dtype !== float32 && logProbs.dtype !== float64) {
     throw new DTypeError(`${OP}(): logProbs must be float32 or float64 (PyTorch's ctc_loss has no ${logProbs.dtype.name} kernel), got ${logProbs.dtype.name}; convert with logProbs.float()`, OP, logProbs.dtype.name);
   }

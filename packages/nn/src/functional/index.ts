@@ -33,6 +33,7 @@ export { pad, type PadMode } from './pad.js';
 export { scaledDotProductAttention, type ScaledDotProductAttentionOptions } from './attention.js';
 export { oneHot, oneHotAsync } from './one-hot.js';
 export { ctcLoss, type CTCLossOptions, type CTCLengths } from './ctc.js';
+export { lstm, gru, rnnTanh, rnnRelu, lstmCell, gruCell, rnnTanhCell, rnnReluCell } from '../layers/rnn.js';
 
 /** Merge dims startDim..endDim into one (torch.flatten; nn.Flatten starts at dim 1). */
 export function flatten(input: Tensor, startDim = 0, endDim = -1): Tensor {

@@ -2,8 +2,11 @@
 // the single-step nn.RNNCell, nn.LSTMCell and nn.GRUCell, with PyTorch's arguments, checks and
 // initialisation. Parameters carry PyTorch's own snake_case names (weight_ih_l0, bias_hh_l1_reverse,
 // weight_hr_l0, …; weight_ih, … on the cells) in PyTorch's order, so a PyTorch state dict loads
-// unchanged. The math is in functional/rnn.ts.
-import { cat, DTypeError, empty, isAutocastEnabled, ShapeError, stack, ValueError, zeros, type Tensor } from '@core/tensor';
+// unchanged. The layers run through PyTorch's recurrent ops, exported as F.lstm, F.gru, F.rnnTanh,
+// F.rnnRelu and the cells' F.lstmCell, F.gruCell, F.rnnTanhCell, F.rnnReluCell: each is an op of the
+// op table, so an autocast region casts its inputs once at entry by that op's class. The math is
+// in functional/rnn.ts.
+import { autocastOp, cat, DTypeError, empty, isAutocastEnabled, ShapeError, stack, ValueError, zeros, type OpName, type Tensor } from '@core/tensor';
 import { Module } from '../module.js';
 import { Parameter } from '../parameter.js';
 import { uniform_ } from '../init.js';
@@ -101,6 +104,131 @@ function statePair(op: string, hx: unknown): readonly Tensor[] | null {
   if (hx == null) return null;
   if (!Array.isArray(hx) || hx.length !== 2) throw new TypeError(`${op}: hx must be a pair [h0, c0] of tensors (or null for zeros), got ${typeof hx}`);
   return hx as Tensor[];
+}
+
+/** The op of the op table that runs each mode over a sequence, and one step of it. */
+const SEQUENCE_OP: Readonly<Record<RNNMode, OpName>> = { RNN_TANH: 'rnnTanh', RNN_RELU: 'rnnRelu', LSTM: 'lstm', GRU: 'gru' };
+const CELL_OP: Readonly<Record<RNNMode, OpName>> = { RNN_TANH: 'rnnTanhCell', RNN_RELU: 'rnnReluCell', LSTM: 'lstmCell', GRU: 'gruCell' };
+
+/** The states an op takes: [h, c] for LSTM (`statePair` has checked that it is a pair), else [h]. */
+function checkStates(op: string, mode: RNNMode, hx: readonly Tensor[]): void {
+  if (hx.length !== (mode === 'LSTM' ? 2 : 1)) throw new TypeError(`${op}(): hx must be a pair [h, c] of tensors, got ${hx.length === 0 ? 'none' : 'one'}`);
+  hx.forEach((h) => checkTensor(h, 'hx', op));
+}
+
+/**
+ * PyTorch's torch.lstm/gru/rnn_tanh/rnn_relu: `numLayers` layers (each both ways when
+ * `bidirectional`, with dropout between them while `train`) over a 3-D input from the states
+ * `hx` ([h] or [h, c], each [layers·directions, N, size]), with the weights in `params` as
+ * PyTorch's flat list (per layer and direction: w_ih, w_hh, then b_ih, b_hh when `hasBiases`,
+ * then w_hr for a projected LSTM, which its h being smaller than c marks). Returns the output and
+ * the final states.
+ */
+function recurrence(
+  mode: RNNMode, input: Tensor, hx: readonly Tensor[], params: readonly Tensor[], hasBiases: boolean, numLayers: number,
+  dropout: number, train: boolean, bidirectional: boolean, batchFirst: boolean,
+): Tensor[] {
+  const op = SEQUENCE_OP[mode];
+  checkTensor(input, 'input', op);
+  checkStates(op, mode, hx);
+  if (input.ndim !== 3 || hx.some((h) => h.ndim !== 3)) {
+    throw new ShapeError(`${op}(): expected a 3-D input and 3-D states, got input ${input.ndim}-D and states (${hx.map((h) => `${h.ndim}-D`).join(', ')}); the modules take unbatched input`, op);
+  }
+  const directions = bidirectional ? 2 : 1;
+  const projected = mode === 'LSTM' && hx[0]!.shape[2] !== hx[1]!.shape[2];
+  const stride = 2 + (hasBiases ? 2 : 0) + (projected ? 1 : 0);
+  if (params.length !== numLayers * directions * stride) {
+    throw new ValueError(`${op}(): expected ${numLayers * directions * stride} weights (${numLayers} layers × ${directions} directions × [w_ih, w_hh${hasBiases ? ', b_ih, b_hh' : ''}${projected ? ', w_hr' : ''}]), got ${params.length}`);
+  }
+  return autocastOp(op, [input, hx, params] as const, (x0, states, weights) => {
+    let x = batchFirst ? x0.transpose(0, 1) : x0;
+    const finals: Tensor[][] = [];
+    for (let layer = 0; layer < numLayers; layer++) {
+      if (layer > 0 && train && dropout > 0) x = dropoutFn(x, dropout, true);
+      const outputs: Tensor[] = [];
+      for (let d = 0; d < directions; d++) {
+        const k = layer * directions + d;
+        const [weightIh, weightHh, ...rest] = weights.slice(k * stride, (k + 1) * stride) as Tensor[];
+        const cell: CellWeights = {
+          weightIh: weightIh!, weightHh: weightHh!, biasIh: hasBiases ? rest[0]! : null, biasHh: hasBiases ? rest[1]! : null, weightHr: projected ? rest[rest.length - 1]! : null,
+        };
+        const { output, state } = runDirection(mode, x, states.map((s) => s.select(0, k)), cell, d === 1);
+        outputs.push(output);
+        finals.push(state);
+      }
+      x = outputs.length === 1 ? outputs[0]! : cat(outputs, 2);
+    }
+    return [batchFirst ? x.transpose(0, 1) : x, ...states.map((_, j) => stack(finals.map((f) => f[j]!)))];
+  });
+}
+
+/**
+ * PyTorch's `torch.lstm`, which nn.LSTM runs: `[output, hN, cN]` of the layers over `input`
+ * ([T, N, inputSize], or [N, T, inputSize] with `batchFirst`) from `hx` = [h0, c0]; `params` is
+ * the flat weight list (`lstm.allWeights.flat()`). Its own op in autocast regions (lower precision
+ * on cuda and webgpu, unlisted on cpu, as PyTorch 1.13).
+ */
+export function lstm(
+  input: Tensor, hx: readonly [Tensor, Tensor], params: readonly Tensor[], hasBiases: boolean, numLayers: number,
+  dropout: number, train: boolean, bidirectional: boolean, batchFirst: boolean,
+): [Tensor, Tensor, Tensor] {
+  return recurrence('LSTM', input, statePair('lstm()', hx) ?? [], params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst) as [Tensor, Tensor, Tensor];
+}
+
+/** PyTorch's `torch.gru`, which nn.GRU runs: `[output, hN]`, with `lstm`'s arguments and a single state `hx`. */
+export function gru(
+  input: Tensor, hx: Tensor, params: readonly Tensor[], hasBiases: boolean, numLayers: number,
+  dropout: number, train: boolean, bidirectional: boolean, batchFirst: boolean,
+): [Tensor, Tensor] {
+  return recurrence('GRU', input, [hx], params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst) as [Tensor, Tensor];
+}
+
+/** PyTorch's `torch.rnn_tanh`, which nn.RNN runs with tanh: `[output, hN]`, with `gru`'s arguments. */
+export function rnnTanh(
+  input: Tensor, hx: Tensor, params: readonly Tensor[], hasBiases: boolean, numLayers: number,
+  dropout: number, train: boolean, bidirectional: boolean, batchFirst: boolean,
+): [Tensor, Tensor] {
+  return recurrence('RNN_TANH', input, [hx], params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst) as [Tensor, Tensor];
+}
+
+/** PyTorch's `torch.rnn_relu`, which nn.RNN runs with relu: `[output, hN]`, with `gru`'s arguments. */
+export function rnnRelu(
+  input: Tensor, hx: Tensor, params: readonly Tensor[], hasBiases: boolean, numLayers: number,
+  dropout: number, train: boolean, bidirectional: boolean, batchFirst: boolean,
+): [Tensor, Tensor] {
+  return recurrence('RNN_RELU', input, [hx], params, hasBiases, numLayers, dropout, train, bidirectional, batchFirst) as [Tensor, Tensor];
+}
+
+/** One step of a cell from a 2-D input [N, inputSize] and the states ([h] or [h, c], each [N, hiddenSize]). */
+function cellOp(mode: RNNMode, input: Tensor, hx: readonly Tensor[], wIh: Tensor, wHh: Tensor, bIh: Tensor | null, bHh: Tensor | null): Tensor[] {
+  const op = CELL_OP[mode];
+  checkTensor(input, 'input', op);
+  checkStates(op, mode, hx);
+  if (input.ndim !== 2 || hx.some((h) => h.ndim !== 2)) {
+    throw new ShapeError(`${op}(): expected a 2-D input and 2-D states, got input ${input.ndim}-D and states (${hx.map((h) => `${h.ndim}-D`).join(', ')}); the cell modules take unbatched input`, op);
+  }
+  return autocastOp(op, [input, hx, wIh, wHh, bIh, bHh] as const, (x, states, wi, wh, bi, bh) =>
+    cellStep(mode, linear(x, wi, bi), states, { weightIh: wi, weightHh: wh, biasIh: bi, biasHh: bh, weightHr: null }));
+}
+
+/** PyTorch's `torch.lstm_cell`, which nn.LSTMCell runs: `[h', c']` from input [N, inputSize] and `hx` = [h, c]. */
+export function lstmCell(input: Tensor, hx: readonly [Tensor, Tensor], wIh: Tensor, wHh: Tensor, bIh: Tensor | null = null, bHh: Tensor | null = null): [Tensor, Tensor] {
+  return cellOp('LSTM', input, statePair('lstmCell()', hx) ?? [], wIh, wHh, bIh, bHh) as [Tensor, Tensor];
+}
+
+/** PyTorch's `torch.gru_cell`, which nn.GRUCell runs: h' from input [N, inputSize] and h [N, hiddenSize]. */
+export function gruCell(input: Tensor, hx: Tensor, wIh: Tensor, wHh: Tensor, bIh: Tensor | null = null, bHh: Tensor | null = null): Tensor {
+  return cellOp('GRU', input, [hx], wIh, wHh, bIh, bHh)[0]!;
+}
+
+/** PyTorch's `torch.rnn_tanh_cell`, which nn.RNNCell runs with tanh: `gruCell`'s arguments. */
+export function rnnTanhCell(input: Tensor, hx: Tensor, wIh: Tensor, wHh: Tensor, bIh: Tensor | null = null, bHh: Tensor | null = null): Tensor {
+  return cellOp('RNN_TANH', input, [hx], wIh, wHh, bIh, bHh)[0]!;
+}
+
+/** PyTorch's `torch.rnn_relu_cell`, which nn.RNNCell runs with relu: `gruCell`'s arguments. */
+export function rnnReluCell(input: Tensor, hx: Tensor, wIh: Tensor, wHh: Tensor, bIh: Tensor | null = null, bHh: Tensor | null = null): Tensor {
+  return cellOp('RNN_RELU', input, [hx], wIh, wHh, bIh, bHh)[0]!;
 }
 
 /** The names of one layer direction's parameters, PyTorch's. */
@@ -214,8 +342,9 @@ abstract class RNNBase<State> extends Module<[input: Tensor, hx?: State | null],
     const batched = input.ndim === 3;
     if (hx) checkStateRanks(op, input, hx, 3);
     checkInputDType(op, input, this.#weights(this.#cells[0]!).weightIh);
-    let x = !batched ? input.unsqueeze(1) : this.batchFirst ? input.transpose(0, 1) : input;
-    const [steps, batch, features] = x.shape as [number, number, number];
+    const batchDim = this.batchFirst ? 0 : 1;
+    const x = batched ? input : input.unsqueeze(batchDim);
+    const [steps, batch, features] = [x.shape[1 - batchDim]!, x.shape[batchDim]!, x.shape[2]!];
     if (features !== this.inputSize) throw new ShapeError(`${op}: input.size(-1) must be equal to input_size. Expected ${this.inputSize}, got ${features}`, op);
     if (steps === 0) throw new ShapeError(`${op}: Expected sequence length to be larger than 0 in RNN`, op);
     const directions = this.bidirectional ? 2 : 1;
@@ -227,21 +356,8 @@ abstract class RNNBase<State> extends Module<[input: Tensor, hx?: State | null],
         throw new ShapeError(`${op}: Expected hidden${states.length > 1 ? `[${k}]` : ''} size (${sizes[k]!.join(', ')}), got [${h.shape.join(', ')}]`, op);
       }
     });
-    const finals: Tensor[][] = [];
-    for (let layer = 0; layer < this.numLayers; layer++) {
-      if (layer > 0 && this.training && this.dropout > 0) x = dropoutFn(x, this.dropout, true);
-      const outputs: Tensor[] = [];
-      for (let d = 0; d < directions; d++) {
-        const k = layer * directions + d;
-        const { output, state } = runDirection(this.mode, x, states.map((s) => s.select(0, k)), this.#weights(this.#cells[k]!), d === 1);
-        outputs.push(output);
-        finals.push(state);
-      }
-      x = outputs.length === 1 ? outputs[0]! : cat(outputs, 2);
-    }
-    const last = states.map((_, j) => stack(finals.map((f) => f[j]!)));
-    const output = !batched ? x.squeeze(1) : this.batchFirst ? x.transpose(0, 1) : x;
-    return [output, batched ? last : last.map((h) => h.squeeze(1))];
+    const [output, ...last] = recurrence(this.mode, x, states, this.allWeights.flat(), this.bias, this.numLayers, this.dropout, this.training, this.bidirectional, this.batchFirst);
+    return [batched ? output! : output!.squeeze(batchDim), batched ? last : last.map((h) => h.squeeze(1))];
   }
 
   /** The sizes, then the options that differ from PyTorch's defaults. */
@@ -380,8 +496,7 @@ abstract class RNNCellBase<State> extends Module<[input: Tensor, hx?: State | nu
       if (h.shape[0] !== batch) throw new ShapeError(`${op}: Input batch size ${batch} doesn't match hidden${k} batch size ${h.shape[0]}`, op);
       if (h.shape[1] !== this.hiddenSize) throw new ShapeError(`${op}: hidden${k} has inconsistent hidden_size: got ${h.shape[1]}, expected ${this.hiddenSize}`, op);
     });
-    const weights = { weightIh: this.weight_ih, weightHh: this.weight_hh, biasIh: this.bias_ih, biasHh: this.bias_hh, weightHr: null };
-    const next = cellStep(this.mode, linear(x, this.weight_ih, this.bias_ih), states, weights);
+    const next = cellOp(this.mode, x, states, this.weight_ih, this.weight_hh, this.bias_ih, this.bias_hh);
     return batched ? next : next.map((h) => h.squeeze(0));
   }
 

@@ -150,4 +150,29 @@ out['ctc-unbatched'] = {'loss': flat(l1), 'glp': flat(lp1.grad)}
 # ---- one_hot ----
 out['onehot'] = {'y': flat(F.one_hot(torch.tensor([[0, 2], [3, 1]]))), 'y5': flat(F.one_hot(torch.tensor([0, 2, 3, 1]), 5))}
 
+# ---- autocast (AC-7, AC-8, AC-9): float32 modules and inputs in a CPU bfloat16 region ----
+# PyTorch 1.13 lists none of the recurrent ops for CPU autocast: their products (linear) run in
+# bfloat16 and the gate arithmetic promotes with the float32 states, so LSTM and GRU (and their
+# cells) give float32 while a plain RNN gives bfloat16. ctc_loss is float32 there.
+def autocast_recurrent(name, module, x_shape, cell=False):
+    fill(module)
+    x = seq(x_shape, 0.1).float()
+    with torch.autocast('cpu', dtype=torch.bfloat16):
+        y = module(x)
+    parts = (y if isinstance(y, tuple) else (y,)) if cell else (y[0], *(y[1] if isinstance(y[1], tuple) else (y[1],)))
+    out[name] = {'keys': list(module.state_dict().keys()), 'dtypes': [str(t.dtype).replace('torch.', '') for t in parts], **{f'y{k}': flat(t.double()) for k, t in enumerate(parts)}}
+
+
+autocast_recurrent('autocast-lstm-2l', nn.LSTM(3, 4, 2), [3, 2, 3])
+autocast_recurrent('autocast-gru-bi', nn.GRU(3, 4, bidirectional=True), [3, 2, 3])
+autocast_recurrent('autocast-rnn-tanh', nn.RNN(3, 4), [3, 2, 3])
+autocast_recurrent('autocast-rnn-relu', nn.RNN(3, 4, nonlinearity='relu'), [3, 2, 3])
+autocast_recurrent('autocast-lstmcell', nn.LSTMCell(3, 4), [2, 3], cell=True)
+autocast_recurrent('autocast-grucell', nn.GRUCell(3, 4), [2, 3], cell=True)
+autocast_recurrent('autocast-rnncell-tanh', nn.RNNCell(3, 4), [2, 3], cell=True)
+with torch.autocast('cpu', dtype=torch.bfloat16):
+    lp16 = LOGITS.float().log_softmax(2).bfloat16()
+    l16 = F.ctc_loss(lp16, torch.tensor(TARGETS), torch.tensor(INPUT_LENGTHS), torch.tensor(TARGET_LENGTHS), reduction='none')
+out['autocast-ctc'] = {'dtypes': [str(l16.dtype).replace('torch.', '')], 'y0': flat(l16.double())}
+
 print(json.dumps(out, separators=(',', ':')))

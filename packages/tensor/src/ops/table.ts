@@ -444,6 +444,7 @@ const BCE_UNSAFE =
   'using F.binaryCrossEntropyWithLogits or nn.BCEWithLogitsLoss, which are safe to autocast.';
 
 const LOSS: AutocastRule = { cuda: 'fp32', cpu: 'fp32' };
+const CUDA_LOWER: AutocastRule = { cuda: 'lowerPrecision' };
 const DTYPE_OPTION = 'options?: { dtype?: DType }';
 /** scatter's forms: `src` a tensor or a number, or given by name (`src` or `value`) in the options. */
 const scatterSignatures = (returns: string): string[] => {
@@ -664,6 +665,10 @@ export const IMPLEMENTED = {
   klDiv: { kind: 'implemented', autocast: LOSS, doc: '`F.klDiv`: Kullback-Leibler divergence of log-probabilities.' },
   cosineEmbeddingLoss: { kind: 'implemented', autocast: LOSS, doc: '`F.cosineEmbeddingLoss`: 1 − cos for similar pairs, max(0, cos − margin) for dissimilar ones.' },
   marginRankingLoss: { kind: 'implemented', autocast: LOSS, doc: '`F.marginRankingLoss`: max(0, −y·(x1 − x2) + margin).' },
+  // PyTorch 1.13 registers ctc_loss for CPU autocast only (its CUDA kernels have no half form, and
+  // its CUDA lists omit it, as the spec's AC-9 does): half log-probabilities in a cuda or webgpu
+  // region are refused as outside one.
+  ctcLoss: { kind: 'implemented', autocast: { cpu: 'fp32' }, doc: '`F.ctcLoss`: connectionist temporal classification loss of log-probabilities against unaligned targets.' },
   elu: { kind: 'implemented', ownKernel: true, doc: '`F.elu`: x above 0, α·(eˣ − 1) below.' },
   selu: { kind: 'implemented', ownKernel: true, doc: '`F.selu`: scaled ELU with the self-normalizing constants.' },
   softplus: { kind: 'implemented', ownKernel: true, autocast: FLOAT32_CUDA, doc: '`F.softplus`: log(1 + e^(βx))/β, linear above `threshold`.' },
@@ -680,6 +685,21 @@ export const IMPLEMENTED = {
   cosineSimilarity: { kind: 'implemented', autocast: FLOAT32_CUDA, doc: '`F.cosineSimilarity`: cosine of the angle between x1 and x2 along `dim`.' },
   scaledDotProductAttention: { kind: 'implemented', autocast: LOWER, fused: 'attention', doc: '`F.scaledDotProductAttention`: softmax(q·kᵀ·scale + mask)·v, fused (without dropout) where the backend can.' },
   interpolate: { kind: 'implemented', ownKernel: true, autocast: FLOAT32_CUDA, doc: '`F.interpolate`: nearest, linear and bicubic resizing (PyTorch\'s upsample ops).' },
+  // The recurrences behind nn.RNN, nn.LSTM, nn.GRU and their cells (PyTorch's torch.lstm,
+  // torch.lstm_cell, …). CUDA lists the cells and cuDNN's whole-sequence op as lower precision:
+  // every input, state and weight is cast once at entry. PyTorch 1.13's CPU lists have none of them
+  // (the spec's AC-8 names mkldnn_rnn_layer, which arrived after 1.13; this table follows 1.13, as
+  // measured): they decompose above autocast, so their products are linear's (lower precision) and
+  // the gate arithmetic promotes with the state, which keeps LSTM's and GRU's outputs float32 for a
+  // float32 state while a plain RNN's are in the region dtype.
+  lstm: { kind: 'implemented', autocast: CUDA_LOWER, doc: '`F.lstm`: the layers of nn.LSTM over a sequence (PyTorch\'s torch.lstm).' },
+  gru: { kind: 'implemented', autocast: CUDA_LOWER, doc: '`F.gru`: the layers of nn.GRU over a sequence (PyTorch\'s torch.gru).' },
+  rnnTanh: { kind: 'implemented', autocast: CUDA_LOWER, doc: '`F.rnnTanh`: the layers of nn.RNN with tanh over a sequence (PyTorch\'s torch.rnn_tanh).' },
+  rnnRelu: { kind: 'implemented', autocast: CUDA_LOWER, doc: '`F.rnnRelu`: the layers of nn.RNN with relu over a sequence (PyTorch\'s torch.rnn_relu).' },
+  lstmCell: { kind: 'implemented', autocast: CUDA_LOWER, doc: '`F.lstmCell`: one step of nn.LSTMCell (PyTorch\'s torch.lstm_cell).' },
+  gruCell: { kind: 'implemented', autocast: CUDA_LOWER, doc: '`F.gruCell`: one step of nn.GRUCell (PyTorch\'s torch.gru_cell).' },
+  rnnTanhCell: { kind: 'implemented', autocast: CUDA_LOWER, doc: '`F.rnnTanhCell`: one step of nn.RNNCell with tanh (PyTorch\'s torch.rnn_tanh_cell).' },
+  rnnReluCell: { kind: 'implemented', autocast: CUDA_LOWER, doc: '`F.rnnReluCell`: one step of nn.RNNCell with relu (PyTorch\'s torch.rnn_relu_cell).' },
 } as const satisfies Record<string, ImplementedEntry>;
 
 const OPS = { ...UNARY, ...BINARY, ...COMPARE, ...COMPOSITE, ...IMPLEMENTED } as const satisfies Record<string, OpEntry>;
