@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Packaging checks for every publishable package (packages/* that are not private), on what
 // `pnpm pack` would publish:
-//   1. pack      pnpm pack each package; workspace:^ ranges must come out as real versions
+//   1. pack      pnpm pack each package; workspace:^ ranges must come out as real versions, and a
+//                native addon (`files` entry ending in .node) that the build produced must be packed
 //   2. publint   package.json fields, exports and files against the tarball's contents (strict)
 //   3. attw      @arethetypeswrong: types and JavaScript resolve for node16 (from CJS and from ESM)
 //                and bundler resolution, for every entry point
@@ -179,7 +180,13 @@ try {
       .filter(([, , range]) => String(range).startsWith('workspace:'));
     if (workspaceRanges.length > 0) throw new Error(`workspace: ranges left in the packed package.json: ${JSON.stringify(workspaceRanges)}`);
     const internal = Object.entries(packed.dependencies ?? {}).filter(([name]) => name.startsWith('@core/'));
-    return `${(statSync(file).size / 1024).toFixed(0)} KiB${internal.length ? `, ${internal.map(([n, r]) => `${n}@${r}`).join(' ')}` : ''}`;
+    // A native addon named in `files` that this build produced must be in the tarball.
+    const addons = (p.manifest.files ?? []).filter((f) => f.endsWith('.node') && existsSync(join(root, p.dir, f)));
+    const listing = addons.length ? (await run('tar', ['-tzf', file])).split('\n').map((l) => l.trim()) : [];
+    const unpacked = addons.filter((f) => !listing.includes(`package/${f}`));
+    if (unpacked.length > 0) throw new Error(`built native addons missing from the tarball: ${unpacked.join(', ')}`);
+    const extras = [...internal.map(([n, r]) => `${n}@${r}`), ...addons];
+    return `${(statSync(file).size / 1024).toFixed(0)} KiB${extras.length ? `, ${extras.join(' ')}` : ''}`;
   }));
   const packedNames = publishable.map((p) => p.manifest.name).filter((n) => tarballs.has(n));
 

@@ -1,6 +1,7 @@
 // CPU benchmark: this library on device 'cpu' (through the public API) against the JavaScript
 // peers a user could pick instead — tfjs-backend-cpu, tfjs-backend-wasm and @jax-js/jax's wasm
-// device — in one run, on the same seeded fp32 data, each result checked against ours.
+// device — and, where a python3 imports them, NumPy and PyTorch eager on the CPU (child processes
+// of this one), in one run, on the same seeded fp32 data, each result checked against ours.
 // Writes docs/benchmarks/cpu.md and cpu.json, then regenerates docs/guides/benchmarks.md.
 //
 //   npx -y pnpm@12.4.2 bench:cpu                     (builds the packages first)
@@ -88,7 +89,7 @@ function conv(id, batch, cin, cout, size) {
 
 // ---- the run ----------------------------------------------------------------------------------------
 
-const libraries = await loadLibraries(['ours', 'tfjs-cpu', 'tfjs-wasm', 'jax-wasm'], libs);
+const libraries = await loadLibraries(['ours', 'tfjs-cpu', 'tfjs-wasm', 'jax-wasm', 'numpy', 'torch'], libs);
 const started = performance.now();
 const rows = await runWorkloads(WORKLOADS, libraries, { budgetMs });
 
@@ -99,7 +100,8 @@ const report = {
     `fp32 throughout; every library gets the same seeded inputs. Each figure is the median of several timed runs after warm-up (at least 0.5 s of runs), with one untimed turn of the event loop between runs (as a program's DataLoader gives: garbage-collected memory is reused) and a 100 ms pause between libraries (so idle worker threads of one don't take cores from the next); the number of runs adapts to a budget of ${budgetMs} ms per library and workload.`,
     'Each timed run ends when the result is computed, as each library requires (below). Higher is better in every unit; a ratio above 1 means ours is faster.',
     `Checks: each peer's result is compared with ours (the output tensor; for the MLP, the losses of the first two steps from the same initial weights): relative error = max |peer − ours| / max |ours|, tolerance ${TOL_SUMS} (${TOL_EXACT} for add). A failed check is marked ✗.`,
-    `ours: device 'cpu', which uses whatever kernels and threads the installed @core/backend-cpu provides (${availableParallelism()} cores here).`,
+    `ours: device 'cpu', which uses whatever kernels and threads the installed @core/backend-cpu provides (${availableParallelism()} cores here; its native path and the CPU features it found are listed below).`,
+    'NumPy and PyTorch run in child Python processes (test/bench/overhead_torch.py) that time their own loops by the same rules; without them installed their columns say so and the rest runs. NumPy has no conv2d or autograd: its cells for those workloads are empty.',
   ],
   libraries: listed,
   ratios: listed.filter((l) => l.id !== 'ours').map((l) => ({ numerator: 'ours', denominator: l.id })),

@@ -16,7 +16,7 @@ const SECTIONS = {
   cpu: {
     heading: 'CPU: this library against tfjs and jax-js',
     about: [
-      "`bench:cpu` runs this library's `cpu` device through the public API (the same calls a user writes: `a.matmul(b)`, `F.conv2d`, `nn.Sequential` + `F.crossEntropy` + `loss.backward()` + `SGD`) and, in the same process on the same inputs, the JavaScript libraries a user could pick instead: TensorFlow.js on its plain-JavaScript `cpu` backend and its WebAssembly `wasm` backend (XNNPACK), and jax-js on its `wasm` device. The peers are devDependencies of the bench package (`test/bench/package.json`) only.",
+      "`bench:cpu` runs this library's `cpu` device through the public API (the same calls a user writes: `a.matmul(b)`, `F.conv2d`, `nn.Sequential` + `F.crossEntropy` + `loss.backward()` + `SGD`) and, in the same process on the same inputs, the JavaScript libraries a user could pick instead: TensorFlow.js on its plain-JavaScript `cpu` backend and its WebAssembly `wasm` backend (XNNPACK), and jax-js on its `wasm` device; and, where a `python3` on the machine imports them, NumPy and PyTorch eager on the CPU, each in a child Python process that times its own loops by the same rules (NumPy has no conv2d or autograd, so its MLP and conv2d cells are empty). The JavaScript peers are devDependencies of the bench package (`test/bench/package.json`) only. Our column's notes say which native path ran (the GEMM, its threads and the CPU features) or why none did.",
       'Each ratio column is ours divided by one peer: **above 1 ours is faster, below 1 the peer is**; 0.5× means the peer does twice the work in the same time.',
     ],
   },
@@ -74,7 +74,7 @@ export function renderGuide(reports = loadResults()) {
     'From the repository root, after `npx -y pnpm@12.4.2 install`:',
     '',
     '```sh',
-    'npx -y pnpm@12.4.2 bench:cpu      # ours vs tfjs-cpu, tfjs-wasm, jax-js wasm: a few minutes',
+    'npx -y pnpm@12.4.2 bench:cpu      # ours vs tfjs-cpu, tfjs-wasm, jax-js wasm, NumPy, PyTorch: a few minutes',
     'npx -y pnpm@12.4.2 bench:webgpu   # webgpu vs cpu; needs a WebGPU adapter (scripts/install-webgpu-deps.sh installs lavapipe)',
     'npx -y pnpm@12.4.2 bench:overhead # µs per call of tiny ops: ours (creation sites on and off) vs tfjs, jax-js, PyTorch: about a minute',
     '```',
@@ -86,7 +86,7 @@ export function renderGuide(reports = loadResults()) {
     'node test/bench/cpu.mjs --only=matmul,mlp --libs=ours,jax-wasm --budget=500',
     '```',
     '',
-    '`--only` takes workload ids or kinds (`matmul-1024`, `matmul`, `mlp`, `add-1m`, `conv2d`, `softmax-ce`), `--libs` library ids (`ours`, `tfjs-cpu`, `tfjs-wasm`, `jax-wasm`), and `--budget` the milliseconds each library may spend on each workload\'s timed runs. `node test/bench/overhead.mjs` takes the same flags, with its workload ids (`add-4`, `mul-sum-backward`, `matmul-1x16`, `add-256x256-loop`) and two more library ids (`ours-sites-off`, `torch`). Benchmarks are not part of `npx -y pnpm@12.4.2 test`. Run them on a quiet machine: anything else using the cores (a build, a browser) shows up in the figures.',
+    '`--only` takes workload ids or kinds (`matmul-1024`, `matmul`, `mlp`, `add-1m`, `conv2d`, `softmax-ce`), `--libs` library ids (`ours`, `tfjs-cpu`, `tfjs-wasm`, `jax-wasm`, `numpy`, `torch`), and `--budget` the milliseconds each library may spend on each workload\'s timed runs. `node test/bench/overhead.mjs` takes the same flags, with its workload ids (`add-4`, `mul-sum-backward`, `matmul-1x16`, `add-256x256-loop`) and one more library id (`ours-sites-off`; NumPy is not among its peers). Benchmarks are not part of `npx -y pnpm@12.4.2 test`. Run them on a quiet machine: anything else using the cores (a build, a browser) shows up in the figures.',
     '',
     '## Reading the tables',
     '',

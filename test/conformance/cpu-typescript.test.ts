@@ -1,6 +1,6 @@
-// The conformance suite on the cpu backend with its WebAssembly kernels off: the TypeScript
-// kernels are the reference path and must stay conformant on their own (backends.test.ts runs
-// the cpu backend as users get it, wasm kernels on).
+// The conformance suite on the cpu backend with its WebAssembly kernels and its native addon off:
+// the TypeScript kernels are the reference path and must stay conformant on their own
+// (backends.test.ts runs the cpu backend as users get it, wasm kernels and native GEMM on).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { getBackend } from '@core/tensor';
@@ -10,8 +10,10 @@ const expectations = fileURLToPath(new URL('../../packages/conformance/expectati
 
 describeConformance(async () => {
   process.env.CORE_CPU_WASM = '0'; // read when the backend is created, on first use
+  process.env.CORE_CPU_NATIVE = '0';
   await import('@core/backend-cpu');
-  const wasm = (getBackend('cpu') as { wasm?: unknown }).wasm;
+  const { wasm, native } = getBackend('cpu') as { wasm?: unknown; native?: { loaded: boolean } };
   if (wasm !== null) throw new Error('the cpu backend still runs wasm kernels with CORE_CPU_WASM=0');
+  if (native?.loaded !== false) throw new Error('the cpu backend still runs its native addon with CORE_CPU_NATIVE=0');
   return 'cpu';
 }, { name: 'cpu (TypeScript kernels)', expectations: existsSync(expectations) ? expectations : undefined, strict: true });

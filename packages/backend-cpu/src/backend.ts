@@ -4,6 +4,7 @@ import { bytesPerElement, CpuStorage, isArrayFor } from './storage.js';
 import { wasmFused, wasmKernels } from './wasm/kernels.js';
 import { env } from './wasm/host.js';
 import { WasmRuntime } from './wasm/runtime.js';
+import { checkNativeOptions, type CpuGemmPath, type CpuNativeInfo, loadNative, nativeKernels } from './native.js';
 
 export { CpuStorage } from './storage.js';
 
@@ -27,14 +28,32 @@ const CAPABILITIES: Capabilities = {
 /** Options of `createCpuBackend`. */
 export interface CpuBackendOptions {
   /**
-   * Run the hot float32 kernels (matmul, common elementwise ops, sums, softmax) in WebAssembly
+   * Run the hot float32 kernels (matmul unless the native path runs it, common elementwise ops, sums, softmax) in WebAssembly
    * SIMD, on worker threads where SharedArrayBuffer is available, with tensors stored in wasm
    * memory. Default: on, unless the environment variable CORE_CPU_WASM is '0'. Ignored when
    * `kernels` is given. Everything else runs the TypeScript kernels either way.
    */
   readonly wasm?: boolean;
-  /** Threads for the wasm kernels, this one included. Default: the environment variable CORE_CPU_THREADS, else the machine's cores (at most 8). */
+  /**
+   * Threads for the wasm kernels and the native GEMM, this one included. Default: the environment
+   * variable CORE_CPU_THREADS, else the machine's cores (at most 8 for the wasm kernels).
+   */
   readonly threads?: number;
+  /**
+   * In Node, run float32 matmuls (matmul, bmm, linear) in the native addon built with the package
+   * (see `CpuBackend.native`). Default: on, unless the environment variable CORE_CPU_NATIVE is '0'.
+   * Ignored when `kernels` is given. When the addon cannot load, the backend runs without it and
+   * `native.reason` says why.
+   */
+  readonly native?: boolean;
+  /** The addon file to load instead of the package's build/Release/core_cpu.node. */
+  readonly nativeAddon?: string;
+  /**
+   * The native GEMM to run. Default: the environment variable CORE_CPU_GEMM, else the AVX-512
+   * micro-kernel where the CPU has it, else OpenBLAS where libopenblas.so.0 is installed, else the
+   * AVX2 or portable micro-kernel. One the machine cannot run leaves the native path off, saying why.
+   */
+  readonly gemm?: CpuGemmPath;
   /**
    * false: keep wasm tensors in a plain (non-shared) memory and run on one thread, which is what
    * pages without cross-origin isolation get. Default: shared wherever SharedArrayBuffer exists.
@@ -64,10 +83,17 @@ export interface CpuWasmInfo {
   tasksRun(): number[];
 }
 
-/** The CPU backend object: a `Backend` plus what it says about its wasm kernels. */
+/** The CPU backend object: a `Backend` plus what it says about its wasm and native kernels. */
 export interface CpuBackend extends Backend<CpuStorage> {
   /** The wasm kernels' state, or null when the backend runs TypeScript kernels only. */
   readonly wasm: CpuWasmInfo | null;
+  /**
+   * Whether float32 matmuls run in the native addon: `{ loaded: true, gemm, features, threads }`
+   * with the GEMM in use ('avx512', 'avx2', 'portable' or 'openblas'), the CPU's features and the
+   * threads, or `{ loaded: false, reason }` (browsers, CORE_CPU_NATIVE=0, an addon that was not
+   * built or does not load), in which case the wasm or TypeScript kernels run them.
+   */
+  readonly native: CpuNativeInfo;
 }
 
 function wasmWanted(options: CpuBackendOptions): boolean {
@@ -82,7 +108,10 @@ function checkDevice(index: number, what: string): void {
 
 /** The CPU backend: storage is host typed arrays and every kernel runs synchronously. */
 export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
+  checkNativeOptions(options);
   const runtime = wasmWanted(options) ? new WasmRuntime({ threads: options.threads, sharedMemory: options.sharedMemory }) : null;
+  const native = options.kernels ? { loaded: false as const, reason: 'the backend option kernels replaces every kernel' } : loadNative(options);
+  const kernels = options.kernels ?? (runtime ? wasmKernels(runtime, CpuKernels) : CpuKernels);
   // Storages carry the tag of the backend that allocated them: catches double frees and foreign storages.
   const tag = {};
   let allocations = 0;
@@ -160,7 +189,7 @@ export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
       return { allocatedBytes, allocations, reservedBytes: runtime ? runtime.heap.stats().reservedBytes : allocatedBytes };
     },
 
-    kernels: options.kernels ?? (runtime ? wasmKernels(runtime, CpuKernels) : CpuKernels),
+    kernels: 'info' in native ? nativeKernels(native, kernels) : kernels,
     fused: runtime ? wasmFused(runtime, { ...CpuFused, ...options.fused }) : (options.fused ?? CpuFused),
 
     wasm: runtime && {
@@ -178,5 +207,7 @@ export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
       ready: runtime.ready,
       tasksRun: () => runtime.tasksRun(),
     },
+
+    native: 'info' in native ? native.info : native,
   };
 }

@@ -22,7 +22,7 @@ describe('cpu backend: identity and capabilities', () => {
     expect(be.wasm?.active).toBe(true);
     expect(typeof be.fused?.softmax).toBe('function');
     expect(typeof be.fused?.logSoftmax).toBe('function');
-    expect(createCpuBackend({ wasm: false }).kernels).toBe(CpuKernels);
+    expect(createCpuBackend({ wasm: false, native: false }).kernels).toBe(CpuKernels);
     expect(createCpuBackend({ wasm: false }).wasm).toBeNull();
   });
 

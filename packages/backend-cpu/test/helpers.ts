@@ -7,7 +7,7 @@ import type { CpuStorage } from '../src/storage.js';
 export type Ref = TensorRef<CpuStorage>;
 
 // These unit tests pin down the TypeScript reference kernels; test/wasm-*.test.ts checks the wasm ones against them.
-export const backend = createCpuBackend({ wasm: false });
+export const backend = createCpuBackend({ wasm: false, native: false });
 export const K = backend.kernels;
 
 /** Row-major strides for `shape`. */
@@ -99,4 +99,50 @@ export function seeded(seed: number): (lo?: number, hi?: number) => number {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
     return lo + ((s >>> 8) / 2 ** 24) * (hi - lo);
   };
+}
+
+/** float64 reference of one batch of a strided matmul, with Σ|a·b| per element for the tolerance. */
+function matmulReference(a: Ref, b: Ref, batch: number, m: number, n: number, k: number): { value: Float64Array; scale: Float64Array } {
+  const A = a.storage.data;
+  const B = b.storage.data;
+  const value = new Float64Array(m * n);
+  const scale = new Float64Array(m * n);
+  const ab = a.shape[0] === 1 ? 0 : batch;
+  const bb = b.shape[0] === 1 ? 0 : batch;
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      let t = 0;
+      for (let p = 0; p < k; p++) {
+        const x = A[a.offset + ab * a.strides[0] + i * a.strides[1] + p * a.strides[2]]! * B[b.offset + bb * b.strides[0] + p * b.strides[1] + j * b.strides[2]]!;
+        s += x;
+        t += Math.abs(x);
+      }
+      value[i * n + j] = s;
+      scale[i * n + j] = t;
+    }
+  }
+  return { value, scale };
+}
+
+/**
+ * Checks the float32 matmul out = a @ b (any strides) against a float64 reference:
+ * |got − exact| ≤ 2·k·2^-24·Σ|a·b| + 1e-30 (f32 accumulation in any summation order, with or without FMA).
+ */
+export function expectMatmulClose(a: Ref, b: Ref, out: Ref): void {
+  const [batches, m, n] = out.shape as [number, number, number];
+  const k = a.shape[2]!;
+  const got = out.storage.data;
+  for (let batch = 0; batch < batches; batch++) {
+    const { value, scale } = matmulReference(a, b, batch, m, n, k);
+    for (let i = 0; i < m; i++) {
+      for (let j = 0; j < n; j++) {
+        const g = got[out.offset + batch * out.strides[0]! + i * out.strides[1]! + j * out.strides[2]!]!;
+        const err = Math.abs(g - value[i * n + j]!);
+        if (!(err <= 2 * k * 2 ** -24 * scale[i * n + j]! + 1e-30)) {
+          throw new Error(`batch ${batch} element (${i}, ${j}): got ${g}, want ${value[i * n + j]} (error ${err})`);
+        }
+      }
+    }
+  }
 }

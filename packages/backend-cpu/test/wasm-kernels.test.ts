@@ -7,13 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { createCpuBackend } from '../src/backend.js';
 import { CpuFused, CpuKernels } from '../src/kernels/index.js';
 import type { CpuStorage } from '../src/storage.js';
-import { strides } from './helpers.js';
+import { expectMatmulClose, strides } from './helpers.js';
 import { RESERVED_BYTES } from '../src/wasm/heap.js';
 import { WasmRuntime } from '../src/wasm/runtime.js';
 
 type Ref = TensorRef<CpuStorage>;
 
-const W = createCpuBackend({ threads: 2 });
+// native: false, so matmul runs the wasm GEMM here (test/native.test.ts covers the native one).
+const W = createCpuBackend({ threads: 2, native: false });
 const K = CpuKernels;
 
 /** Deterministic pseudo-random floats in [-1, 1) (a small LCG: tests must not depend on Math.random). */
@@ -267,32 +268,7 @@ describe('wasm elementwise = TypeScript elementwise, bit for bit', () => {
   });
 });
 
-/** float64 reference of one batch of a strided matmul. */
-function reference(a: Ref, b: Ref, batch: number, m: number, n: number, k: number): { value: Float64Array; scale: Float64Array } {
-  const A = a.storage.data;
-  const B = b.storage.data;
-  const value = new Float64Array(m * n);
-  const scale = new Float64Array(m * n);
-  const ab = a.shape[0] === 1 ? 0 : batch;
-  const bb = b.shape[0] === 1 ? 0 : batch;
-  for (let i = 0; i < m; i++) {
-    for (let j = 0; j < n; j++) {
-      let s = 0;
-      let t = 0;
-      for (let p = 0; p < k; p++) {
-        const x = A[a.offset + ab * a.strides[0] + i * a.strides[1] + p * a.strides[2]] * B[b.offset + bb * b.strides[0] + p * b.strides[1] + j * b.strides[2]];
-        s += x;
-        t += Math.abs(x);
-      }
-      value[i * n + j] = s;
-      scale[i * n + j] = t;
-    }
-  }
-  return { value, scale };
-}
-
 describe('wasm matmul against a float64 reference', () => {
-  // Tolerance: |got − exact| ≤ 2·k·2^-24·Σ|a·b| + 1e-30 (f32 accumulation, any summation order).
   const cases: [string, number, number, number, number, { at?: 'T' | 'N'; bt?: 'T' | 'N'; abatch?: number; bbatch?: number }][] = [
     ['1×1×1', 1, 1, 1, 1, {}],
     ['edge tiles 5×13×3', 1, 5, 13, 3, {}],
@@ -315,16 +291,7 @@ describe('wasm matmul against a float64 reference', () => {
       const b = opt.bt === 'T' ? ref(randoms(bb * k * n, n), [bb, k, n], [k * n, 1, k]) : ref(randoms(bb * k * n, n), [bb, k, n]);
       const c = out([batches, m, n]);
       wasmOnly('matmul', () => W.kernels.matmul(a, b, c, 'float32'));
-      const got = read(c);
-      for (let batch = 0; batch < batches; batch++) {
-        const { value, scale } = reference(a, b, batch, m, n, k);
-        for (let i = 0; i < m * n; i++) {
-          const err = Math.abs(got[batch * m * n + i] - value[i]);
-          if (!(err <= 2 * k * 2 ** -24 * scale[i] + 1e-30)) {
-            throw new Error(`batch ${batch} element ${i}: got ${got[batch * m * n + i]}, want ${value[i]} (error ${err})`);
-          }
-        }
-      }
+      expectMatmulClose(a, b, c);
     });
   }
   it('writes zeros for K = 0 and nothing for empty outputs', () => {
@@ -700,7 +667,7 @@ describe('threads and memory', () => {
   });
 
   it('one thread and a plain memory give the same bits as two threads', () => {
-    const single = createCpuBackend({ threads: 1, sharedMemory: false });
+    const single = createCpuBackend({ threads: 1, sharedMemory: false, native: false });
     expect(single.wasm).toMatchObject({ active: true, threads: 1, shared: false });
     const data = randoms(512 * 300, 8);
     const run = (be: typeof W): Float32Array => {
@@ -715,7 +682,7 @@ describe('threads and memory', () => {
     expectSameBits(run(single), run(W));
   });
   it('keeps every tensor intact while a plain memory grows (views follow the new buffer)', () => {
-    const be = createCpuBackend({ threads: 1, sharedMemory: false });
+    const be = createCpuBackend({ threads: 1, sharedMemory: false, native: false });
     const first = be.alloc(0, 'float32', 1000);
     be.write(first, Float32Array.from(randoms(1000, 1)), 0);
     const before = first.data.slice();
@@ -725,7 +692,7 @@ describe('threads and memory', () => {
     be.free(first);
   });
   it('reuses freed blocks and merges free neighbours before growing', () => {
-    const be = createCpuBackend({ threads: 1 });
+    const be = createCpuBackend({ threads: 1, native: false });
     const heapBytes = (): number => be.memoryStats(0).reservedBytes;
     const a = be.alloc(0, 'float32', 1 << 18);
     const b = be.alloc(0, 'float32', 1 << 18);

@@ -20,7 +20,8 @@ const ADAPTERS = {
   'tfjs-cpu': ['tfjs.mjs', 'tfjsCpu', '@tensorflow/tfjs-backend-cpu'],
   'tfjs-wasm': ['tfjs.mjs', 'tfjsWasm', '@tensorflow/tfjs-backend-wasm'],
   'jax-wasm': ['jax.mjs', 'jaxWasm', '@jax-js/jax'],
-  torch: ['torch.mjs', 'torch', 'torch'],
+  torch: ['python.mjs', 'torch', 'torch'],
+  numpy: ['python.mjs', 'numpy', 'numpy'],
 };
 
 /**
@@ -67,7 +68,8 @@ export async function runWorkloads(workloads, libraries, { budgetMs }) {
     const results = {};
     let reference = null;
     for (const lib of libraries) {
-      if (lib.error) continue;
+      // A library without this workload (NumPy has no conv2d) leaves its cell empty.
+      if (lib.error || typeof lib[w.kind] !== 'function') continue;
       let bench = null;
       // A pause first: worker threads of the library before (ours and jax-js spin a while before
       // sleeping) must not take cores from this one.

@@ -34,6 +34,15 @@ function batchInvariant(ref: Ref): boolean {
   return ref.shape[0] === 1 || ref.strides[0] === 0;
 }
 
+/** True when a [B|1, M, K] @ b [B|1, K, N] → out [B, M, N] are rank 3 with matching sizes (what the fast paths take; the TypeScript kernel words the errors). */
+export function matmulShapesMatch(a: Ref, b: Ref, out: Ref): boolean {
+  return (
+    a.shape.length === 3 && b.shape.length === 3 && out.shape.length === 3 &&
+    a.shape[1] === out.shape[1] && b.shape[2] === out.shape[2] && a.shape[2] === b.shape[1] &&
+    (a.shape[0] === out.shape[0] || a.shape[0] === 1) && (b.shape[0] === out.shape[0] || b.shape[0] === 1)
+  );
+}
+
 export function matmul(a: Ref, b: Ref, out: Ref, accumulate: DTypeName): void {
   if (a.shape.length !== 3 || b.shape.length !== 3 || out.shape.length !== 3) {
     throw new RangeError(`cpu matmul: expected rank-3 a, b and out, got [${a.shape.join(', ')}], [${b.shape.join(', ')}], [${out.shape.join(', ')}]`);

@@ -25,3 +25,12 @@ export function env(name: string): string | undefined {
 export function nodeModule<T>(id: string): T | undefined {
   return nodeProcess()?.getBuiltinModule?.(id) as T | undefined;
 }
+
+/** Threads for parallel kernels: CORE_CPU_THREADS when it is a positive integer, else the machine's cores (at most `cap`). */
+export function defaultThreads(cap: number): number {
+  const fromEnv = Number(env('CORE_CPU_THREADS') ?? NaN);
+  if (Number.isInteger(fromEnv) && fromEnv >= 1) return fromEnv;
+  const os = nodeModule<{ availableParallelism?: () => number; cpus: () => unknown[] }>('node:os');
+  const cores = os ? (os.availableParallelism?.() ?? os.cpus().length) : ((globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1);
+  return Math.max(1, Math.min(cap, cores));
+}

@@ -4,7 +4,7 @@
 // large modules on the main thread), and until it is ready the TypeScript kernels run instead.
 import { SHARED_MODULE_BASE64, SHARED_RELAXED_MODULE_BASE64, SINGLE_MODULE_BASE64, SINGLE_RELAXED_MODULE_BASE64 } from './binary.js';
 import { RESERVED_BYTES, WasmHeap } from './heap.js';
-import { env, isNode, nodeModule } from './host.js';
+import { defaultThreads, env, isNode, nodeModule } from './host.js';
 import { CONTROL_BYTES, type PoolKernel, ThreadPool } from './threads.js';
 
 /** 4 GiB: all a wasm32 memory can address. */
@@ -25,14 +25,6 @@ export interface WasmRuntimeOptions {
 function decode(base64: string): Uint8Array {
   if (typeof atob === 'function') return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
   throw new Error('cpu wasm: no base64 decoder (atob) in this environment');
-}
-
-function defaultThreads(): number {
-  const fromEnv = Number(env('CORE_CPU_THREADS') ?? NaN);
-  if (Number.isInteger(fromEnv) && fromEnv >= 1) return fromEnv;
-  const os = nodeModule<{ availableParallelism?: () => number; cpus: () => unknown[] }>('node:os');
-  const cores = os ? (os.availableParallelism?.() ?? os.cpus().length) : ((globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 1);
-  return Math.max(1, Math.min(8, cores));
 }
 
 /**
@@ -104,7 +96,7 @@ export class WasmRuntime {
     const { memory, shared, maxPages } = createMemory(options.sharedMemory ?? true);
     this.heap = new WasmHeap(memory, shared, maxPages);
     this.views = new MemoryViews(memory);
-    const threads = shared ? Math.max(1, Math.floor(options.threads ?? defaultThreads())) : 1;
+    const threads = shared ? Math.max(1, Math.floor(options.threads ?? defaultThreads(8))) : 1;
     const relaxedBytes = decode(shared ? SHARED_RELAXED_MODULE_BASE64 : SINGLE_RELAXED_MODULE_BASE64);
     this.relaxedSimd = relaxedSimd(relaxedBytes);
     const bytes = this.relaxedSimd ? relaxedBytes : decode(shared ? SHARED_MODULE_BASE64 : SINGLE_MODULE_BASE64);

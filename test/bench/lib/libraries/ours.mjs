@@ -50,6 +50,9 @@ export const ours = {
     } else if (wasm === null) {
       this.notes.push('TypeScript kernels');
     }
+    const native = getBackend('cpu').native;
+    if (native?.loaded) this.notes.push(`native ${native.gemm} GEMM for float32 matmuls on ${native.threads} threads; CPU features: ${native.features.join(' ')}`);
+    else if (native) this.notes.push(`no native kernels (${native.reason})`);
   },
   /** [m, k] @ [k, n]; square n×n unless m and k are given. */
   matmul({ n, m = n, k = n, a, b }) {
