@@ -11,6 +11,7 @@
 // `registeredNames` (BatchNorm's runningMean is registered as running_mean): the walks, state
 // dicts and printing use registered names, the code uses the fields.
 import {
+  compileGuard, isCompiling,
   bfloat16, Device, float16, float32, float64, noGrad, Tensor, TensorError, type DeviceLike, type DType, type RemovableHandle, type ToOptions,
 } from '@core/tensor';
 import { addModuleHook, type ForwardHook, type ForwardPreHook, type FullBackwardHook } from './hooks.js';
@@ -113,8 +114,20 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
    */
   static readonly registeredNames: Readonly<Record<string, string>> = {};
 
-  /** Training mode (dropout active, batch statistics); set by `train()` / `eval()`. */
-  training = true;
+  #training = true;
+
+  /**
+   * Training mode (dropout active, batch statistics); set by `train()` / `eval()`. Reading it inside
+   * a `compile()` capture makes it a guard: a replay after the mode changed traces again.
+   */
+  get training(): boolean {
+    if (isCompiling()) compileGuard(`${this.constructor.name}.training`, () => this.#training);
+    return this.#training;
+  }
+
+  set training(mode: boolean) {
+    this.#training = mode;
+  }
   /** Field names that hold buffers, and those of them left out of `stateDict()`. */
   readonly #buffers = new Set<string>();
   readonly #nonPersistent = new Set<string>();

@@ -1,6 +1,8 @@
 // Adam (OPT-7, OPT-8) and AdamW (OPT-9): one update, with weight decay either added to the
 // gradient (Adam) or applied to the parameter before the moments (AdamW, decoupled).
-import { fusedAdamStep, type Tensor, zerosLike } from '@core/tensor';
+import {
+  type AdamSpec, compileDynamicArg, compileGuard, compileHostEffect, compileScalars, fusedAdamStep, type Tensor, zerosLike,
+} from '@core/tensor';
 import { checkAdamFamily, flag } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
 import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
@@ -50,6 +52,7 @@ const ADAM_POSITIONAL = ['lr', 'betas', 'eps', 'weightDecay', 'amsgrad'] as cons
  * Adam (PyTorch's `torch.optim.Adam`), with L2 weight decay added to the gradient; moments kept per parameter, on its device and in its dtype.
  */
 export class Adam extends FirstOrderOptimizer<AdamOptions, AdamState> {
+  protected override readonly replaysCompiled = true;
   /**
    * PyTorch's `Adam(params, lr, betas, eps, weight_decay, amsgrad, *, maximize)`: the
    * hyperparameters by position in that order, or by name in a trailing options object.
@@ -74,34 +77,49 @@ export class Adam extends FirstOrderOptimizer<AdamOptions, AdamState> {
   }
 
   protected updateGroup(group: ParamGroup<AdamOptions>, items: readonly ParamWithGrad[]): void {
-    const { lr, betas: [beta1, beta2], eps, weightDecay, amsgrad, maximize } = group;
+    const { lr, weightDecay, amsgrad } = group;
     const decoupled = this.decoupledWeightDecay;
+    // In a compiled step, a replay recomputes each spec from the group's options and the next step count.
+    compileGuard('Adam options', () => [group.amsgrad, group.maximize, group.weightDecay !== 0]);
     for (const { param, grad } of items) {
       const s = this.stateOf(param, amsgrad);
       s.step += 1;
-      const spec = {
-        step: s.step, lr, beta1, beta2, eps, weightDecay, decoupled, maximize,
-        stepSize: lr / (1 - beta1 ** s.step), biasCorrection2Sqrt: Math.sqrt(1 - beta2 ** s.step),
-      };
+      const spec = adamSpec(group, s.step, decoupled);
+      compileDynamicArg(spec, () => adamSpec(group, s.step + 1, decoupled));
+      compileHostEffect(() => {
+        s.step += 1;
+      });
       // The backend's fused kernel when it has one (one pass, no temporaries), else the same update
-      // op by op below.
+      // op by op below (its per-step scalars recomputed by a replay too).
       if (fusedAdamStep({ param, grad, expAvg: s.expAvg, expAvgSq: s.expAvgSq, maxExpAvgSq: amsgrad ? s.maxExpAvgSq : undefined }, spec)) continue;
-      if (decoupled && weightDecay !== 0) param.copy_(up(param).mul(1 - lr * weightDecay));
-      const g = gradWithDecay(param, grad, decoupled ? 0 : weightDecay, maximize);
-      s.expAvg.copy_(lerp(up(s.expAvg), g, 1 - beta1));
-      runningSquareAverage_(s.expAvgSq, g, beta2);
-      let v = s.expAvgSq;
-      if (amsgrad) {
-        const vmax = s.maxExpAvgSq!;
-        vmax.copy_(up(vmax).maximum(up(v)));
-        v = vmax;
-      }
-      const { stepSize, biasCorrection2Sqrt: bc2Sqrt } = spec;
-      // PyTorch: denom = (v.sqrt() / bc2Sqrt).add_(eps), three ops each rounded to v's dtype.
-      const root = roundTo(up(v).sqrt(), v.dtype);
-      const denom = roundTo(roundTo(root.div(bc2Sqrt), v.dtype).add(eps), v.dtype);
-      param.copy_(up(param).add(up(s.expAvg).mul(-stepSize).div(denom)));
+      const next = () => adamSpec(group, s.step + 1, decoupled);
+      compileScalars([
+        { value: 1 - lr * weightDecay, compute: () => 1 - group.lr * group.weightDecay },
+        { value: -spec.stepSize, compute: () => -next().stepSize },
+        { value: spec.biasCorrection2Sqrt, compute: () => next().biasCorrection2Sqrt },
+      ], () => this.decomposedUpdate(group, param, grad, s, spec));
     }
+  }
+
+  /** The update op by op, for backends without the fused adamw kernel. */
+  private decomposedUpdate(group: ParamGroup<AdamOptions>, param: Tensor, grad: Tensor, s: AdamState, spec: AdamSpec): void {
+    const { lr, betas: [beta1, beta2], eps, weightDecay, amsgrad, maximize } = group;
+    const decoupled = this.decoupledWeightDecay;
+    if (decoupled && weightDecay !== 0) param.copy_(up(param).mul(1 - lr * weightDecay));
+    const g = gradWithDecay(param, grad, decoupled ? 0 : weightDecay, maximize);
+    s.expAvg.copy_(lerp(up(s.expAvg), g, 1 - beta1));
+    runningSquareAverage_(s.expAvgSq, g, beta2);
+    let v = s.expAvgSq;
+    if (amsgrad) {
+      const vmax = s.maxExpAvgSq!;
+      vmax.copy_(up(vmax).maximum(up(v)));
+      v = vmax;
+    }
+    const { stepSize, biasCorrection2Sqrt: bc2Sqrt } = spec;
+    // PyTorch: denom = (v.sqrt() / bc2Sqrt).add_(eps), three ops each rounded to v's dtype.
+    const root = roundTo(up(v).sqrt(), v.dtype);
+    const denom = roundTo(roundTo(root.div(bc2Sqrt), v.dtype).add(eps), v.dtype);
+    param.copy_(up(param).add(up(s.expAvg).mul(-stepSize).div(denom)));
   }
 
   private stateOf(param: Tensor, amsgrad: boolean): AdamState {
@@ -124,4 +142,13 @@ export class AdamW extends Adam {
   protected override get decoupledWeightDecay(): boolean {
     return true;
   }
+}
+
+/** One step's scalars, from the group's options now and the step count after the update (f64, as PyTorch's host math). */
+function adamSpec(group: ParamGroup<AdamOptions>, step: number, decoupled: boolean): AdamSpec {
+  const { lr, betas: [beta1, beta2], eps, weightDecay, maximize } = group;
+  return {
+    step, lr, beta1, beta2, eps, weightDecay, decoupled, maximize,
+    stepSize: lr / (1 - beta1 ** step), biasCorrection2Sqrt: Math.sqrt(1 - beta2 ** step),
+  };
 }

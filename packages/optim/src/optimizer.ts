@@ -1,6 +1,6 @@
 // The optimizer base (parameter groups, per-parameter state, zeroGrad, state dicts) and the base of
 // the optimizers that update each group from its gradients (step's checks).
-import { DeviceMismatchError, enableGrad, freeingTemporaries, noGrad, ShapeError, Tensor, ValueError, withCreationSite } from '@core/tensor';
+import { compileUnsupported, DeviceMismatchError, enableGrad, freeingTemporaries, noGrad, ShapeError, Tensor, ValueError, withCreationSite } from '@core/tensor';
 import {
   copyOption, groupInputs, groupParams, SCHEDULER_GROUP_FIELDS, withDefaults, type ParamGroup, type ParamGroupInput, type ParamsInput,
 } from './param-groups.js';
@@ -255,6 +255,9 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
  * model within a step. Subclasses supply the update of one group.
  */
 export abstract class FirstOrderOptimizer<O extends object, S extends object = ParamState> extends Optimizer<O, S> {
+  /** Whether `updateGroup` registers what a compiled replay must recompute (compile()); others break a capture. */
+  protected readonly replaysCompiled: boolean = false;
+
   /** Update one group's parameters in place. Runs under noGrad; `items` are already checked. */
   protected abstract updateGroup(group: ParamGroup<O>, items: readonly ParamWithGrad[]): void;
 
@@ -266,6 +269,13 @@ export abstract class FirstOrderOptimizer<O extends object, S extends object = P
   step(): undefined;
   step<L>(closure: () => L): L;
   step<L>(closure?: () => L): L | undefined {
+    if (!this.replaysCompiled) {
+      compileUnsupported(
+        `${this.constructor.name}.step() ran`,
+        `${this.constructor.name} does not yet tell a replay which of its per-step values change (lr, step counts), so a replay would reuse the captured ones; ` +
+          'call step() outside the compiled function, or use SGD, Adam or AdamW inside it',
+      );
+    }
     const loss = closure === undefined ? undefined : enableGrad(closure);
     const work = this.paramGroups.map((group, g) => ({ group, items: this.paramsWithGrad(group, g) }));
     // The temporaries are freed when the update returns; only the state it keeps stays.

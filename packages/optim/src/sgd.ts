@@ -1,5 +1,5 @@
 // Stochastic gradient descent with momentum, dampening, Nesterov and weight decay (OPT-4, OPT-5).
-import { type Tensor, ValueError } from '@core/tensor';
+import { compileGuard, compileScalars, type Tensor, ValueError } from '@core/tensor';
 import { flag, nonNegative } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
 import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
@@ -39,6 +39,7 @@ export const SGD_DEFAULTS: Readonly<SGDOptions> = Object.freeze({
  * Stochastic gradient descent with optional momentum, dampening, Nesterov momentum and weight decay (PyTorch's `torch.optim.SGD`).
  */
 export class SGD extends FirstOrderOptimizer<SGDOptions, SGDState> {
+  protected override readonly replaysCompiled = true;
   /**
    * PyTorch's `SGD(params, lr, momentum, dampening, weight_decay, nesterov, *, maximize)`: the
    * hyperparameters by position in that order, or by name in a trailing options object.
@@ -66,6 +67,13 @@ export class SGD extends FirstOrderOptimizer<SGDOptions, SGDState> {
   }
 
   protected updateGroup(group: ParamGroup<SGDOptions>, items: readonly ParamWithGrad[]): void {
+    const { lr, momentum, dampening, weightDecay, nesterov, maximize } = group;
+    // In a compiled step the options are baked into the recorded kernels, all but lr, which a replay reads anew.
+    compileGuard('SGD options', () => [group.momentum, group.dampening, group.weightDecay, group.nesterov, group.maximize]);
+    compileScalars([{ value: -lr, compute: () => -group.lr }], () => this.updateParams(group, items));
+  }
+
+  private updateParams(group: ParamGroup<SGDOptions>, items: readonly ParamWithGrad[]): void {
     const { lr, momentum, dampening, weightDecay, nesterov, maximize } = group;
     for (const { param, grad } of items) {
       let g = gradWithDecay(param, grad, weightDecay, maximize);

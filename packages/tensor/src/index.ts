@@ -81,4 +81,9 @@ export type { AutocastPolicyTable } from './amp/policies.js';
 export { ampConfig, ampSupports, type AmpConfig, type AmpMode } from './amp/amp-config.js';
 export { detectAnomaly, AnomalyError, type AnomalyReport } from './amp/anomaly.js';
 export { StabilityGuard, type StabilityGuardOptions, type GuardEvent, type ObserveOptions } from './amp/stability-guard.js';
+export { compile, type CompileOptions, type CompiledFunction, type CompileExplanation, type CompiledProgramInfo } from './compile/compile.js';
+export { CompileError, type CompileErrorCode } from './compile/state.js';
+export {
+  isCompiling, compileScalars, compileDynamicArg, compileHostEffect, compileGuard, compileAllowedRead, compileBranch, compileBranchEnd, compileUnsupported,
+} from './compile/participants.js';
 export { GradScaler, AmpError, ampForeachNonFiniteCheckAndUnscale_, ampUpdateScale_, type GradScalerOptions, type GradScalerStateDict, type ScalableOptimizer } from './amp/grad-scaler.js';

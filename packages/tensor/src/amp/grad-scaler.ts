@@ -9,6 +9,7 @@ import { BackendUnavailableError, ValueError } from '../errors/errors.js';
 import { noGrad } from '../autograd/grad-mode.js';
 import { full, zeros } from '../ops/creation.js';
 import { Tensor } from '../tensor/tensor.js';
+import { compileAllowedRead, compileBranch, compileBranchEnd, compileGuard, compileHostEffect } from '../compile/participants.js';
 import {
   AmpError, ampForeachNonFiniteCheckAndUnscale_, ampUpdateScale_, computesFloat64, hostUpdateScale, reciprocalF32,
 } from './unscale.js';
@@ -317,13 +318,17 @@ export class GradScaler {
     if (state.stage === 'ready') this.unscale(optimizer);
     if (state.foundInfPerDevice.size === 0) throw new AmpError('No inf checks were recorded for this optimizer.');
     state.stepping = true;
+    compileGuard('GradScaler host mirror known', () => this.hostScale !== undefined && this.hostTracker !== undefined);
     try {
-      state.hostFoundInf = await this.readFoundInf(state);
+      // The one host read a compiled step keeps: its replay reads the same flags here.
+      state.hostFoundInf = await compileAllowedRead(() => this.readFoundInf(state));
     } finally {
       state.stepping = false;
     }
     const found = [...state.hostFoundInf.values()].some((v) => v !== 0); // NaN counts as found
+    compileBranch([...state.foundInfPerDevice.values()], found);
     const retval = found ? undefined : await optimizer.step(...args);
+    compileBranchEnd();
     state.stage = 'stepped';
     return retval;
   }
@@ -387,7 +392,15 @@ export class GradScaler {
       if (foundInfs.length === 0) throw new AmpError('No inf checks were recorded prior to update.');
       const combined = noGrad(() => foundInfs.reduce((a, b) => a.add(b)));
       ampUpdateScale_(scale, tracker, combined, this.growthFactor, this.backoffFactor, this.growthInterval);
-      this.advanceMirror(states, computesFloat64(scale.device));
+      const wide = computesFloat64(scale.device);
+      this.advanceMirror(states, wide);
+      // A compiled step's replay knows only whether its read found an Inf/NaN: advance the mirror from that.
+      compileHostEffect((found) => {
+        const next = hostUpdateScale(this.hostScale!, this.hostTracker!, found, this.growthFactor, this.backoffFactor, this.growthInterval, wide);
+        this.hostScale = next.scale;
+        this.hostTracker = next.tracker;
+        this.epoch++;
+      });
     }
     this.states = new Map();
     this.epoch++;

@@ -2,6 +2,7 @@
 import type { Backend, Kernels, TensorRef } from '../backend/contract.js';
 import { getBackend } from '../backend/registry.js';
 import { maybeInstrumented } from '../amp/anomaly.js';
+import { compileState } from '../compile/state.js';
 import { noteAllocation } from '../autograd/grad-mode.js';
 import type { DType } from '../dtype/dtype.js';
 import type { Device } from '../device/device.js';
@@ -11,7 +12,9 @@ import { contiguousStrides, numelOf, type Shape } from '../tensor/shape.js';
 import { Tensor } from '../tensor/tensor.js';
 
 export function backendOf(device: Device): Backend<unknown> {
-  return maybeInstrumented(getBackend(device.type));
+  const backend = maybeInstrumented(getBackend(device.type));
+  const recorder = compileState.recorder; // a compiled function's capture records every call
+  return recorder === null ? backend : recorder.proxy(backend);
 }
 
 export function ref(t: Tensor): TensorRef<unknown> {

@@ -14,6 +14,7 @@ import { noGrad } from '../autograd/grad-mode.js';
 import { autocastIdle, autocastOp } from '../amp/autocast.js';
 import { inheritSite, withSite } from '../tensor/site.js';
 import { fusedKernel } from '../dispatch/fused.js';
+import { compileState } from '../compile/state.js';
 
 /** A tensor holding one value, on `device`, for scalars taking part in an op. */
 export function scalarTensor(value: number, dtype: DType, device: Device): Tensor {
@@ -32,6 +33,8 @@ const cached = new WeakSet<Tensor>();
 
 /** A cached read-only 0-dim tensor holding `value`, for an op to read and never to return. */
 function cachedScalar(value: number, dtype: DType, device: Device): Tensor {
+  // A compiled function's capture records the fill instead, so that a replay can give it a new value (an lr).
+  if (compileState.recorder !== null) return scalarTensor(value, dtype, device);
   const backend = backendOf(device);
   let own = scalars.get(backend);
   if (own === undefined) scalars.set(backend, (own = new Map()));

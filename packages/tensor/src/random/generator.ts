@@ -2,6 +2,8 @@
 // offset), so every backend produces the same stream and no state lives on a device.
 import type { RandomSpec } from '../backend/contract.js';
 import { ValueError } from '../errors/errors.js';
+import { compileDynamicArg } from '../compile/participants.js';
+import { compileState } from '../compile/state.js';
 
 const DEFAULT_SEED = 67280421310721; // PyTorch's default CPU seed
 
@@ -36,7 +38,16 @@ export class Generator {
   /** Reserve counters for `numel` values and return the spec a backend fills from. */
   next(numel: number, distribution: RandomSpec['distribution']): RandomSpec {
     const spec: RandomSpec = { key: this.key, offset: this.offset, distribution };
-    this.offset += Math.ceil(numel / 4);
+    const blocks = Math.ceil(numel / 4);
+    this.offset += blocks;
+    if (compileState.recorder !== null) {
+      // A compiled step's replay draws the next numbers of this stream, as eager would (after a manualSeed too).
+      compileDynamicArg(spec, (): RandomSpec => {
+        const now: RandomSpec = { key: this.key, offset: this.offset, distribution };
+        this.offset += blocks;
+        return now;
+      });
+    }
     return spec;
   }
 

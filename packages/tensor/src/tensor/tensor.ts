@@ -9,6 +9,7 @@ import type { TensorRef } from '../backend/contract.js';
 import type { TensorOps } from '../generated/tensor-methods.js';
 import type { TensorApi } from '../ops/methods.js';
 import { DTypeError, TensorError } from '../errors/errors.js';
+import { compileBreak, compileState } from '../compile/state.js';
 
 /**
  * A JavaScript number or boolean where an op also takes a tensor; it acts as a 0-dim tensor that does not promote the dtype (PyTorch's Python scalars).
@@ -47,8 +48,18 @@ export class Tensor {
   private _leafRequiresGrad = false;
   private _shape: readonly number[];
 
+  private _grad: Tensor | null = null;
+
   /** The gradient accumulated by `backward()` (leaves, and tensors that called `retainGrad()`). */
-  grad: Tensor | null = null;
+  get grad(): Tensor | null {
+    return this._grad;
+  }
+
+  /** Set or clear the gradient (`null`), as `backward()` and `zeroGrad()` do. */
+  set grad(g: Tensor | null) {
+    compileState.recorder?.gradSet(this); // a compiled step re-attaches grads it changes
+    this._grad = g;
+  }
 
   private constructor(storage: Storage, shape: readonly number[], strides: readonly number[], offset: number, site: CreationSite, counted: boolean) {
     this._storage = storage;
@@ -125,6 +136,18 @@ export class Tensor {
           '(views, the tensor it was viewed from) stay usable, and the memory is freed when the last of them is disposed or collected.',
       );
     }
+  }
+
+  /**
+   * A tensor used as a JS value (`if (loss > 2)`, `Number(t)`, a template string): its description
+   * as a string, NaN as a number. Inside a compiled function's capture, using a tensor as a number
+   * is a CompileError: the replay could not follow the JS branch it decides.
+   */
+  [Symbol.toPrimitive](hint: 'number' | 'string' | 'default'): string | number {
+    if (hint !== 'string' && compileState.recorder !== null) {
+      compileState.recorder.fail(compileBreak('COMPILE_TENSOR_AS_NUMBER', 'a tensor was used as a JS number', 'use where()/clamp() on tensors, or read the value outside the compiled function'));
+    }
+    return hint === 'number' ? NaN : this.toString();
   }
 
   /** A one-line summary with shape, dtype and device (no values: reading them may need to wait). */

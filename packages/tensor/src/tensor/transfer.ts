@@ -18,6 +18,7 @@ import { record } from '../autograd/engine.js';
 import { captureSite, inheritSite, withCreationSite, withSite } from './site.js';
 import { nextTurn } from './reclaim.js';
 import { coversStorage, decode, hostNow, valuesNow } from './host-data.js';
+import { noteHostRead } from '../compile/state.js';
 
 /** What `toArray()` returns: nested arrays in the tensor's shape, or a number for a 0-dim tensor. */
 export type NestedArray = number | NestedArray[];
@@ -152,6 +153,7 @@ function nest(flat: DataArray, shape: readonly number[]): NestedArray {
 
 export function dataSync(x: Tensor): DataArray {
   x._assertUsable('dataSync');
+  noteHostRead('dataSync()');
   const values = x.device.type === 'cpu' ? valuesNow(x) : null;
   if (!values) {
     throw new TensorError(`dataSync() reads CPU tensors only, and this one is on ${x.device}: use \`await t.data()\` or \`await t.toArray()\``);
@@ -161,6 +163,7 @@ export function dataSync(x: Tensor): DataArray {
 
 export async function data(x: Tensor): Promise<DataArray> {
   x._assertUsable('data');
+  noteHostRead('data()');
   const values = decode(await hostContiguousAsync(x), x.dtype).slice(0, x.numel()) as DataArray;
   // Resolve after a turn of the event loop, so the finalizers of tensors the loop dropped run: a
   // training loop whose only await is `loss.item()` stays flat (docs/guides/memory.md).

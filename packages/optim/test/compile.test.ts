@@ -1,0 +1,285 @@
+// compile(fn) on the cpu backend: a replayed training step gives eager's loss bits step for step
+// (SGD with momentum; AdamW with a scheduler changing lr between replays), GradScaler skips the same
+// steps, guards retrace, host reads break the capture at the user's line, CORE_COMPILE=0 and
+// onBreak: 'eager' fall back, and a replay allocates only its returned tensor.
+import './helpers.js';
+import { FAKE } from './fake-device.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  autocast, bfloat16, compile, CompileError, DeviceMismatchError, getBackend, GradScaler, manualSeed, rand, randn, tensor, type Tensor,
+} from '@core/tensor';
+import { AdamW, RMSprop, SGD, StepLR } from '../src/index.js';
+
+interface Mlp { params: Tensor[]; forward(x: Tensor): Tensor }
+
+/** A 8→16→4 MLP with ReLU, weights from the seeded default generator. */
+function mlp(seed: number): Mlp {
+  manualSeed(seed);
+  const w1 = randn([16, 8]).mul(0.3).detach().requiresGrad_();
+  const b1 = randn([16]).mul(0.1).detach().requiresGrad_();
+  const w2 = randn([4, 16]).mul(0.3).detach().requiresGrad_();
+  const b2 = randn([4]).mul(0.1).detach().requiresGrad_();
+  return { params: [w1, b1, w2, b2], forward: (x) => x.matmul(w1.t()).add(b1).relu().matmul(w2.t()).add(b2) };
+}
+
+/** Batches drawn outside the step (same seed → same batches for the eager and the compiled run). */
+function batches(n: number, batch = 4): [Tensor, Tensor][] {
+  manualSeed(7);
+  return Array.from({ length: n }, () => [randn([batch, 8]), randn([batch, 4])] as [Tensor, Tensor]);
+}
+
+/** One training step of `m` with `opt`: zero the grads, MSE loss, backward, update. */
+function trainStep(m: Mlp, opt: { zeroGrad(): void; step(): unknown }) {
+  return (x: Tensor, y: Tensor) => {
+    opt.zeroGrad();
+    const loss = m.forward(x).sub(y).square().mean();
+    loss.backward();
+    opt.step();
+    return loss;
+  };
+}
+
+const bits = async (t: Tensor) => Array.from(new Uint32Array(new Float32Array(await t.data()).buffer));
+
+async function run(makeStep: (m: Mlp) => (x: Tensor, y: Tensor) => Tensor | Promise<Tensor>, compiled: boolean, data: [Tensor, Tensor][], after?: () => void) {
+  const m = mlp(1);
+  const raw = makeStep(m);
+  const compiledStep = compiled ? compile(raw) : undefined;
+  const step = compiledStep ?? raw;
+  const losses: number[][] = [];
+  for (const [x, y] of data) {
+    losses.push(await bits(await step(x, y)));
+    after?.();
+  }
+  return { losses, params: await Promise.all(m.params.map(bits)), explain: () => compiledStep!.explain() };
+}
+
+describe('compile: replayed training steps match eager bit for bit', () => {
+  /** 100 steps eager and compiled with `makeOpt`'s optimizer and a StepLR halving lr every 10 steps: same loss and parameter bits. */
+  async function scheduledRun<O extends SGD | AdamW>(makeOpt: (params: Tensor[]) => O) {
+    let sched: StepLR | undefined;
+    let opt: O | undefined;
+    const make = (m: Mlp) => {
+      opt = makeOpt(m.params);
+      sched = new StepLR(opt, { stepSize: 10, gamma: 0.5 });
+      return trainStep(m, opt);
+    };
+    const data = batches(100);
+    const eager = await run(make, false, data, () => sched!.step());
+    const comp = await run(make, true, data, () => sched!.step());
+    expect(comp.losses).toEqual(eager.losses);
+    expect(comp.params).toEqual(eager.params);
+    const info = comp.explain();
+    expect(info.replays).toBe(97); // call 1 creates the optimizer state, calls 2 and 3 are compared
+    return { opt: opt!, info };
+  }
+
+  it('MLP + SGD with momentum + StepLR changing lr between replays: the same loss bits for 100 steps', async () => {
+    await scheduledRun((params) => new SGD(params, { lr: 0.05, momentum: 0.9 }));
+  });
+
+  it('SGD zeroing grads in place (setToNone: false): the same loss bits, the program reads the grads it attached', async () => {
+    await scheduledRun((params) => {
+      const opt = new SGD(params, { lr: 0.05, momentum: 0.9 });
+      return Object.assign(opt, { zeroGrad: () => SGD.prototype.zeroGrad.call(opt, { setToNone: false }) });
+    });
+  });
+
+  it('MLP + AdamW + StepLR changing lr between replays: the same loss bits for 100 steps, and step counts', async () => {
+    const { opt, info } = await scheduledRun((params) => new AdamW(params, { lr: 0.01 }));
+    expect([...opt.state.values()].map((st) => st.step)).toEqual([100, 100, 100, 100]); // host effect: step counts
+    expect(info.programs[0]!.dynamicScalars).toBe(4); // one AdamSpec per parameter
+  });
+
+  it('bf16 autocast + GradScaler with injected Infs skips exactly the steps eager skips', async () => {
+    const poisoned = new Set([5, 6, 20, 41]);
+    let scaler: GradScaler | undefined;
+    const make = (m: Mlp) => {
+      const opt = new SGD(m.params, { lr: 0.05, momentum: 0.9 });
+      scaler = new GradScaler('cpu', { initScale: 2 ** 8, growthInterval: 3 });
+      return async (x: Tensor, y: Tensor) => {
+        opt.zeroGrad();
+        const loss = autocast({ deviceType: 'cpu', dtype: bfloat16 }, () => m.forward(x).float().sub(y).square().mean());
+        scaler!.scale(loss).backward();
+        await scaler!.step(opt);
+        scaler!.update();
+        return loss;
+      };
+    };
+    const data = batches(48).map(([x, y], i) => [poisoned.has(i) ? x.mul(Infinity) : x, y] as [Tensor, Tensor]);
+    const scales: number[][] = [[], []];
+    const eager = await run(make, false, data, () => scales[0]!.push(scaler!.getScale()));
+    const comp = await run(make, true, data, () => scales[1]!.push(scaler!.getScale()));
+    expect(scales[1]).toEqual(scales[0]); // the host mirror follows the same backoffs and growths
+    expect(new Set(scales[0]).size).toBeGreaterThan(3);
+    expect(await Promise.all([scaler!.getScaleAsync(), scaler!.getGrowthTrackerAsync()])).toEqual([scales[0]!.at(-1), scaler!.getGrowthTracker()]);
+    expect(comp.losses).toEqual(eager.losses);
+    expect(comp.params).toEqual(eager.params);
+    const info = comp.explain();
+    expect(info.replays).toBeGreaterThan(40);
+    expect(info.programs[0]!.segments.map((s) => s.name)).toEqual(['step', 'optimizer (runs when no Inf/NaN was found)', 'after the optimizer']);
+  });
+});
+
+describe('compile: guards, breaks and fallbacks', () => {
+  const sgdStep = (m: Mlp) => trainStep(m, new SGD(m.params, { lr: 0.05 }));
+
+  it('a new batch shape retraces, and explain() names the guard', async () => {
+    const step = compile(sgdStep(mlp(1)));
+    for (const [x, y] of batches(3, 4)) step(x, y);
+    for (const [x, y] of batches(3, 2)) step(x, y);
+    const info = step.explain();
+    expect(info.programs).toHaveLength(2);
+    expect(info.lastRetraceReason).toContain('arg 0: Tensor [4, 8] float32 cpu');
+    expect(info.lastRetraceReason).toContain('Tensor [2, 8]');
+    expect(info.text).toContain('guard arg 0: Tensor [2, 8] float32 cpu');
+  });
+
+  it('a host read inside the function is a CompileError naming the line of this file', () => {
+    const [[x, y]] = batches(1);
+    const m = mlp(1);
+    const step = compile((a: Tensor) => {
+      const out = m.forward(a);
+      out.dataSync(); // the host read
+      return out;
+    });
+    let error: unknown;
+    try {
+      step(x!);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CompileError);
+    expect((error as CompileError).code).toBe('COMPILE_HOST_READ');
+    expect((error as CompileError).site).toMatch(/compile\.test\.ts:\d+:\d+$/);
+    expect((error as CompileError).message).toContain('dataSync()');
+    void y;
+  });
+
+  it('random numbers inside the step (a dropout mask) follow the generator stream as eager does, manualSeed included', async () => {
+    const [[x]] = batches(1);
+    const dropout = (a: Tensor) => a.mul(rand([4, 8]).ge(0.5)).mul(2).sum();
+    const outputs = async (f: (a: Tensor) => Tensor) => {
+      manualSeed(11);
+      const out: number[][] = [];
+      for (let i = 0; i < 8; i++) {
+        if (i === 5) manualSeed(3);
+        out.push(await bits(f(x!)));
+      }
+      return out;
+    };
+    const step = compile(dropout);
+    const compiled = await outputs(step);
+    expect(compiled).toEqual(await outputs(dropout));
+    expect(new Set(compiled.map(String)).size).toBeGreaterThan(5); // the masks differ from call to call
+    expect(step.explain().replays).toBe(6);
+  });
+
+  it('a tensor used as a JS number inside the function is a CompileError', () => {
+    const step = compile((a: Tensor) => (+a > 0 ? a.add(1) : a));
+    expect(() => step(tensor([1]))).toThrow(CompileError);
+  });
+
+  it("onBreak: 'eager' falls back with the same results", async () => {
+    const make = (m: Mlp) => {
+      const inner = sgdStep(m);
+      return (x: Tensor, y: Tensor) => {
+        const loss = inner(x, y);
+        loss.dataSync(); // breaks the capture
+        return loss;
+      };
+    };
+    const data = batches(5);
+    const eager = await run(make, false, data);
+    const m = mlp(1);
+    const step = compile(make(m), { onBreak: 'eager' });
+    const losses = [];
+    for (const [x, y] of data) losses.push(await bits(step(x, y)));
+    expect(losses).toEqual(eager.losses);
+    expect(step.explain().eager[0]).toContain('dataSync()');
+  });
+
+  it('an optimizer that cannot tell a replay its per-step values breaks the capture by name, or runs eagerly with onBreak', async () => {
+    const data = batches(4);
+    const m = mlp(1);
+    const step = compile(trainStep(m, new RMSprop(m.params, { lr: 0.01 })));
+    let error: unknown;
+    try {
+      step(data[0]![0], data[0]![1]);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CompileError);
+    expect((error as CompileError).code).toBe('COMPILE_UNSUPPORTED');
+    expect((error as CompileError).message).toMatch(/RMSprop\.step\(\) ran .*call step\(\) outside the compiled function, or use SGD, Adam or AdamW/);
+
+    const rmsprop = (mm: Mlp) => trainStep(mm, new RMSprop(mm.params, { lr: 0.01 }));
+    const eager = await run(rmsprop, false, data);
+    const m2 = mlp(1);
+    const fallback = compile(rmsprop(m2), { onBreak: 'eager' });
+    const losses = [];
+    for (const [x, y] of data) losses.push(await bits(fallback(x, y)));
+    expect(losses).toEqual(eager.losses);
+    expect(await Promise.all(m2.params.map(bits))).toEqual(eager.params);
+  });
+
+  it('CORE_COMPILE=0 makes compile a pass-through', () => {
+    process.env.CORE_COMPILE = '0';
+    let calls = 0;
+    try {
+      const step = compile((a: Tensor) => {
+        calls++;
+        return a.add(1);
+      });
+      for (let i = 0; i < 4; i++) step(tensor([i]));
+      expect(calls).toBe(4);
+      expect(step.explain().mode).toBe('eager (CORE_COMPILE=0)');
+    } finally {
+      delete process.env.CORE_COMPILE;
+    }
+  });
+
+  it('the function runs only while tracing: later calls replay without running it', () => {
+    let calls = 0;
+    const step = compile((a: Tensor) => {
+      calls++;
+      return a.mul(2);
+    });
+    const outs = [1, 2, 3, 4].map((v) => step(tensor([v])).dataSync()[0]);
+    expect(outs).toEqual([2, 4, 6, 8]);
+    expect(calls).toBe(2);
+  });
+
+  it('a tensor on another device raises the same device error as eager', () => {
+    const m = mlp(1);
+    const f = (a: Tensor) => m.forward(a);
+    const x = randn([4, 8]);
+    const step = compile(f);
+    step(x);
+    step(x);
+    const stray = x.to(FAKE);
+    const eagerError = (() => { try { f(stray); } catch (e) { return e as Error; } })();
+    expect(eagerError).toBeInstanceOf(DeviceMismatchError);
+    expect(() => step(stray)).toThrow(eagerError!.message);
+  });
+
+  it('a replay allocates only the tensor it returns (an eager step allocates dozens)', () => {
+    const m = mlp(1);
+    const eager = sgdStep(m);
+    const step = compile(sgdStep(m));
+    const data = batches(4);
+    for (const [x, y] of data.slice(0, 3)) step(x, y);
+    const alloc = vi.spyOn(getBackend('cpu'), 'alloc');
+    try {
+      const loss = step(data[3]![0], data[3]![1]);
+      expect(step.explain().replays).toBe(2); // calls 1 and 2 traced
+      expect(loss.shape).toEqual([]);
+      expect(alloc).toHaveBeenCalledTimes(1);
+      alloc.mockClear();
+      eager(data[3]![0], data[3]![1]);
+      expect(alloc.mock.calls.length).toBeGreaterThan(20);
+    } finally {
+      alloc.mockRestore();
+    }
+  });
+});
