@@ -10,12 +10,12 @@ import '@core/backend-cpu';
 import '@core/backend-webgpu';
 import { ampConfig, Generator, type AmpMode } from '@core/tensor';
 import url, { bookChars, bytes } from 'virtual:moby-dick';
-import { renderLossChart } from '../../gpt/src/chart';
+import { renderLossChart } from '../../common/src/loss-chart';
 import { trainOn, type EvalRecord, type TrainSettings } from '../../gpt/src/loop';
 import type { GPT } from '../../gpt/src/model';
 import { generate } from '../../gpt/src/sample';
 import { CharVocab, splitTokens, unigramEntropy } from '../../gpt/src/vocab';
-import { byId, fetchGzipped, idleRecord, PageFrame, type RunRecord } from './page';
+import { byId, fetchGzipped, idleRecord, PageFrame, trainingHooks, type NumberKind, type RunRecord } from './page';
 
 interface GptState extends RunRecord {
   config: (TrainSettings & { device: string }) | null;
@@ -49,17 +49,8 @@ const textInfo = byId('text-info');
 const sampleAgain = byId<HTMLButtonElement>('sample-again');
 const seed = Number(page.params.get('seed') ?? 0);
 
-/** What a numeric control must hold. */
-type NumberKind = 'integer ≥ 1' | 'integer ≥ 0' | 'number > 0';
-
 /** The number in control `key`, or an error naming the control and what it must hold. */
-function readNumber(key: ControlKey, kind: NumberKind = 'integer ≥ 1'): number {
-  const raw = controls[key].value.trim();
-  const n = raw === '' ? NaN : Number(raw);
-  const ok = kind === 'number > 0' ? Number.isFinite(n) && n > 0 : Number.isSafeInteger(n) && n >= (kind === 'integer ≥ 1' ? 1 : 0);
-  if (!ok) throw new Error(`${key} must be ${kind === 'number > 0' ? 'a' : 'an'} ${kind}, got '${raw}'`);
-  return n;
-}
+const readNumber = (key: ControlKey, kind?: NumberKind): number => page.number(key, kind);
 
 /** The training settings of the controls: demo:gpt's, with the sizes, steps and learning rate the controls give. */
 function trainSettings(): TrainSettings & { device: string } {
@@ -142,20 +133,7 @@ async function run(): Promise<void> {
     const amp = ampConfig(dev, config.amp);
     page.showAmp(amp.mode, amp.reason);
     page.setState('running', `training on ${dev}…`);
-    const result = await trainOn(dev, config, { vocabSize: vocab.size, ...tokens }, {
-      signal: stop.signal,
-      onNotice: (line) => page.log(line),
-      onEval: (record) => {
-        gpt.evals.push(record);
-        draw();
-      },
-      onStep: ({ step, steps, loss, lr, stepsPerSecond }) => {
-        gpt.losses.push(loss);
-        const val = gpt.evals.at(-1)!;
-        page.status(`step ${step}/${steps} · loss ${loss.toFixed(4)} · validation ${val.valLoss.toFixed(4)} (step ${val.step}) · lr ${lr.toExponential(2)} · ${stepsPerSecond.toFixed(2)} steps/s`);
-        draw();
-      },
-    });
+    const result = await trainOn(dev, config, { vocabSize: vocab.size, ...tokens }, trainingHooks(page, gpt, draw, stop.signal));
     if (result.amp !== amp.mode) page.showAmp(amp.mode, amp.reason, result.amp);
     gpt.params = result.model.numParams();
     gpt.seconds = result.trainSeconds;

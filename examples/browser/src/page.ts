@@ -1,7 +1,9 @@
-// What the two pages (MNIST and the GPT) share: the status line, Start/Stop buttons and log kept in
-// step with the run's state; the query string's prefill of the controls; the device choice and the
-// line saying why; and loading the gzipped data files the build packed (assets.ts).
+// What the pages (MNIST, the GPT, fine-tuning GPT-2) share: the status line, Start/Stop buttons and
+// log kept in step with the run's state; the query string's prefill of the controls and reading
+// numbers from them; the device choice and the line saying why; the training loop's hooks of the
+// language-model pages; and loading the gzipped data files the build packed (assets.ts).
 import { availableDevices, bestDevice, cpu, device as parseDevice, getBackend, type Device, type DeviceAvailability } from '@core/tensor';
+import type { EvalRecord, TrainHooks } from '../../gpt/src/loop';
 
 /** Where a run is. idle, done, stopped and error leave the controls free; the others lock them. */
 export type RunPhase = 'idle' | 'loading' | 'running' | 'sampling' | 'stopping' | 'done' | 'stopped' | 'error';
@@ -29,8 +31,11 @@ export const byId = <T extends HTMLElement>(id: string): T => document.getElemen
 /** `s` with &, < and > escaped, for innerHTML. */
 export const escapeHtml = (s: string): string => s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
 
+/** What a numeric control must hold. */
+export type NumberKind = 'integer ≥ 1' | 'integer ≥ 0' | 'number > 0';
+
 /** Form controls by the query parameter that prefills them. */
-export type Controls = Record<string, HTMLInputElement | HTMLSelectElement>;
+export type Controls = Record<string, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>;
 
 /**
  * The frame of a training page: `#status`, `#start`, `#stop`, `#log`, `#device` and `#amp-reason`,
@@ -66,6 +71,15 @@ export class PageFrame {
     this.#start.disabled = busy;
     this.#stop.disabled = state !== 'running';
     for (const el of Object.values(this.controls)) el.disabled = busy;
+  }
+
+  /** The number in control `key`, or an error naming the control and what it must hold. */
+  number(key: string, kind: NumberKind = 'integer ≥ 1'): number {
+    const raw = this.controls[key]!.value.trim();
+    const n = raw === '' ? NaN : Number(raw);
+    const ok = kind === 'number > 0' ? Number.isFinite(n) && n > 0 : Number.isSafeInteger(n) && n >= (kind === 'integer ≥ 1' ? 1 : 0);
+    if (!ok) throw new Error(`${key} must be ${kind === 'number > 0' ? 'a' : 'an'} ${kind}, got '${raw}'`);
+    return n;
   }
 
   /** Replace the status line's text, the state unchanged. */
@@ -118,6 +132,27 @@ export class PageFrame {
     this.#device.dataset.type = dev.type;
     this.#device.innerHTML = `${label}: <b>${escapeHtml(dev.toString())}</b> — ${escapeHtml(reason)}`;
   }
+}
+
+/**
+ * The training loop's hooks of a page's run: each step's loss and each validation estimate pushed
+ * onto `run`'s lists and `draw`n, notices logged, the status line telling the step; `signal` stops it.
+ */
+export function trainingHooks(page: PageFrame, run: { losses: number[]; evals: EvalRecord[] }, draw: () => void, signal: AbortSignal): TrainHooks {
+  return {
+    signal,
+    onNotice: (line) => page.log(line),
+    onEval: (record) => {
+      run.evals.push(record);
+      draw();
+    },
+    onStep: ({ step, steps, loss, lr, stepsPerSecond }) => {
+      run.losses.push(loss);
+      const val = run.evals.at(-1)!;
+      page.status(`step ${step}/${steps} · loss ${loss.toFixed(4)} · validation ${val.valLoss.toFixed(4)} (step ${val.step}) · lr ${lr.toExponential(2)} · ${stepsPerSecond.toFixed(2)} steps/s`);
+      draw();
+    },
+  };
 }
 
 /**

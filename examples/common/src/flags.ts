@@ -1,4 +1,5 @@
 // Checks for flag values, with messages that name the flag.
+import { parseArgs } from 'node:util';
 
 /** `value` as a positive number (an integer when `integer`), or an error naming `--name`. */
 export function positive(name: string, value: string, integer: boolean): number {
@@ -21,4 +22,35 @@ export function oneOf<T extends string>(name: string, value: string, allowed: re
  */
 export function demoArgs(argv: readonly string[]): string[] {
   return argv[0] === '--' ? argv.slice(1) : [...argv];
+}
+
+/** `value` as a non-negative integer, or an error naming `--name`. */
+export function count(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer, got '${value}'`);
+  return n;
+}
+
+/** One string flag: its name, its default (undefined: none), and the help line's value and description. */
+export type FlagSpec = readonly [name: string, defaultValue: string | undefined, value: string, about: string];
+
+/**
+ * The command line's flags as strings by name, or `null` after printing the help (`intro` lines,
+ * then one line per flag with its default) when `--help` is given. Unknown flags and positional
+ * arguments are errors that name them.
+ */
+export function parseFlags(argv: readonly string[], flags: readonly FlagSpec[], intro: readonly string[]): Record<string, string> | null {
+  const { values } = parseArgs({
+    args: demoArgs(argv),
+    options: {
+      ...Object.fromEntries(flags.map(([name, defaultValue]) => [name, { type: 'string' as const, default: defaultValue }])),
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    const lines = flags.map(([name, defaultValue, value, about]) => `  ${`--${name} ${value}`.padEnd(34)} ${about.padEnd(56)} [${defaultValue ?? ''}]`);
+    process.stdout.write([...intro, '', ...lines, ''].join('\n'));
+    return null;
+  }
+  return values as unknown as Record<string, string>;
 }

@@ -1,5 +1,6 @@
 // The run's loss curves as a dependency-free SVG: the training loss of every step (smoothed), the
-// validation estimates, and the unigram baseline the validation loss should fall well below.
+// validation estimates, and a baseline the validation loss should fall well below (the unigram
+// entropy of a text for a model trained from scratch, the loss before fine-tuning for a pretrained one).
 
 /** What the chart shows. */
 export interface LossChart {
@@ -7,8 +8,10 @@ export interface LossChart {
   readonly stepLosses: readonly number[];
   /** Validation loss estimates with the step they were taken after. */
   readonly evals: readonly { readonly step: number; readonly valLoss: number }[];
-  /** The unigram entropy of the validation text, in nats. */
+  /** The reference loss drawn as a dashed line, in nats. */
   readonly baseline: number;
+  /** What the baseline is, as its legend says it ('unigram baseline' unless told). */
+  readonly baselineLabel?: string;
 }
 
 const W = 720;
@@ -29,7 +32,7 @@ function text(x: number, y: number, content: string, color: string, anchor = 'st
 }
 
 /** The SVG document: loss (nats, from 0 to the largest shown) against step. */
-export function renderLossChart({ stepLosses, evals, baseline }: LossChart): string {
+export function renderLossChart({ stepLosses, evals, baseline, baselineLabel = 'unigram baseline' }: LossChart): string {
   const steps = Math.max(stepLosses.length, 1);
   const train = ema(stepLosses, 0.9);
   const top = Math.max(baseline, ...train, ...evals.map((e) => e.valLoss).filter(Number.isFinite)) * 1.05;
@@ -53,7 +56,7 @@ export function renderLossChart({ stepLosses, evals, baseline }: LossChart): str
     valDots,
     text(PAD, PAD - 28, 'training loss (moving average)', TRAIN_COLOR),
     text(PAD, PAD - 12, 'validation loss', VAL_COLOR),
-    text(W - PAD, PAD - 12, `unigram baseline ${baseline.toFixed(3)} nats`, BASELINE_COLOR, 'end'),
+    text(W - PAD, PAD - 12, `${baselineLabel} ${baseline.toFixed(3)} nats`, BASELINE_COLOR, 'end'),
     text(W / 2, H - PAD + 32, `step (1–${steps})`, '#333', 'middle'),
     text(PAD - 6, H - PAD + 4, '0', '#333', 'end'),
     text(PAD - 6, PAD + 4, top.toFixed(2), '#333', 'end'),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderLossChart } from '../src/chart.js';
+import { renderLossChart } from '../src/loss-chart.js';
 
 describe('the loss chart', () => {
   const svg = renderLossChart({
@@ -21,5 +21,13 @@ describe('the loss chart', () => {
     expect(svg).toContain(`<line x1="48" y1="${y(3)}" x2="672" y2="${y(3)}"`);
     expect(svg).toContain(`<circle cx="48.0" cy="${y(4.5)}"`);
     expect(svg).toContain(`<circle cx="672.0" cy="${y(2.25)}"`);
+  });
+});
+
+describe('the loss chart of a fine-tuning run', () => {
+  it('names its baseline as told: the loss before fine-tuning, not a unigram entropy', () => {
+    const svg = renderLossChart({ stepLosses: [2, 1], evals: [{ step: 0, valLoss: 2.5 }], baseline: 2.5, baselineLabel: 'before fine-tuning' });
+    expect(svg).toContain('before fine-tuning 2.500 nats');
+    expect(svg).not.toContain('unigram');
   });
 });

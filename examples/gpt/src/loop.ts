@@ -18,9 +18,8 @@ export type { AmpMode };
 /** The model's sizes but the vocabulary's, which comes from the text. */
 export type ModelSizes = Omit<GPTConfig, 'vocabSize'>;
 
-/** A training run's settings but its device. */
-export interface TrainSettings {
-  readonly model: ModelSizes;
+/** How to train a language model, whatever the model: everything but the model and the device. */
+export interface FitSettings {
   readonly amp: AmpMode;
   readonly seed: number;
   /** Optimizer steps. */
@@ -45,6 +44,11 @@ export interface TrainSettings {
   readonly evalBatches: number;
 }
 
+/** A training run's settings but its device: the GPT's sizes, and how to train it. */
+export interface TrainSettings extends FitSettings {
+  readonly model: ModelSizes;
+}
+
 /** The text as token ids, split. */
 export interface TokenSplit {
   readonly vocabSize: number;
@@ -62,9 +66,20 @@ export interface EvalRecord {
   readonly trainLoss: number;
 }
 
+/**
+ * What `fitLanguageModel` trains: a module, its mean next-token loss of inputs x against targets y
+ * (both int32 [B, T]), and the window length T it trains on. The GPT here and a pretrained GPT-2
+ * (examples/finetune-gpt2) are both trained through it.
+ */
+export interface LanguageModel<M extends nn.Module = nn.Module> {
+  readonly model: M;
+  loss(x: Tensor, y: Tensor): Tensor;
+  readonly blockSize: number;
+}
+
 /** What a run gives back. */
-export interface TrainResult {
-  readonly model: GPT;
+export interface FitResult<M extends nn.Module = nn.Module> {
+  readonly model: M;
   readonly device: Device;
   /** Every step's training loss. */
   readonly stepLosses: number[];
@@ -77,6 +92,9 @@ export interface TrainResult {
   readonly skippedSteps: number;
   readonly notices: string[];
 }
+
+/** What a GPT training run gives back. */
+export type TrainResult = FitResult<GPT>;
 
 /** Progress callbacks, and a way to stop early. */
 export interface TrainHooks {
@@ -105,16 +123,17 @@ export function getBatch(tokens: Int32Array, batchSize: number, blockSize: numbe
 
 /** The mean loss of `model` over `batches` windows of `tokens` drawn from a generator seeded with `seed`: the same windows on every call. */
 export async function estimateLoss(
-  model: GPT, tokens: Int32Array, { batches, batchSize, seed, device, precision }:
+  lm: GPT | LanguageModel, tokens: Int32Array, { batches, batchSize, seed, device, precision }:
   { batches: number; batchSize: number; seed: number; device: Device; precision: AutocastOptions },
 ): Promise<number> {
+  const { model, blockSize } = lm instanceof GPT ? gptTask(lm) : lm;
   const generator = new Generator(seed);
   const wasTraining = model.training;
   model.eval();
   let sum = 0;
   for (let i = 0; i < batches; i++) {
-    const { x, y } = getBatch(tokens, batchSize, model.config.blockSize, generator);
-    const loss = noGrad(() => autocast(precision, () => model.loss(x.to(device), y.to(device))));
+    const { x, y } = getBatch(tokens, batchSize, blockSize, generator);
+    const loss = noGrad(() => autocast(precision, () => lm.loss(x.to(device), y.to(device))));
     sum += await loss.item();
     await yieldToEventLoop();
   }
@@ -126,7 +145,7 @@ export async function estimateLoss(
  * nanoGPT's get_lr as schedulers: the first step at lr/warmupSteps, rising linearly to lr at step
  * warmupSteps + 1, then a cosine decay that reaches minLr when the steps end.
  */
-function lrSchedule(optimizer: AdamW, config: TrainSettings): SequentialLR | CosineAnnealingLR {
+function lrSchedule(optimizer: AdamW, config: FitSettings): SequentialLR | CosineAnnealingLR {
   const decaySteps = Math.max(1, config.steps - config.warmupSteps);
   const cosine = new CosineAnnealingLR(optimizer, { tMax: decaySteps, etaMin: config.minLr });
   if (config.warmupSteps === 0) return cosine;
@@ -134,12 +153,24 @@ function lrSchedule(optimizer: AdamW, config: TrainSettings): SequentialLR | Cos
   return new SequentialLR(optimizer, { schedulers: [warmup, cosine], milestones: [config.warmupSteps] });
 }
 
+/** A GPT as `fitLanguageModel` trains it. */
+function gptTask(model: GPT): LanguageModel<GPT> {
+  return { model, loss: (x, y) => model.loss(x, y), blockSize: model.config.blockSize };
+}
+
 /** Build a GPT for `data`'s vocabulary on `dev` and train it as `config` says. */
 export async function trainOn(dev: Device, config: TrainSettings, data: TokenSplit, hooks: TrainHooks = {}): Promise<TrainResult> {
+  manualSeed(config.seed);
+  return fitLanguageModel(gptTask(new GPT({ ...config.model, vocabSize: data.vocabSize }).to(dev)), dev, config, data, hooks);
+}
+
+/** Train `lm.model` (already on `dev`) on random windows of `data.train` as `config` says, estimating the loss on `data.val`. */
+export async function fitLanguageModel<M extends nn.Module>(
+  lm: LanguageModel<M>, dev: Device, config: FitSettings, data: TokenSplit, hooks: TrainHooks = {},
+): Promise<FitResult<M>> {
   const notices: string[] = [];
   const notice = (text: string) => { notices.push(text); hooks.onNotice?.(text); };
-  manualSeed(config.seed);
-  const model = new GPT({ ...config.model, vocabSize: data.vocabSize }).to(dev);
+  const { model } = lm;
   const optimizer = new AdamW(paramGroups(model, config.weightDecay), { lr: config.lr, betas: [...config.betas] });
   const scheduler = lrSchedule(optimizer, config);
   const batches = new Generator(config.seed);
@@ -150,7 +181,7 @@ export async function trainOn(dev: Device, config: TrainSettings, data: TokenSpl
   const stepLosses: number[] = [];
   const evals: EvalRecord[] = [];
   const evaluate = async (step: number, trainLoss: number): Promise<void> => {
-    const valLoss = await estimateLoss(model, data.val, {
+    const valLoss = await estimateLoss(lm, data.val, {
       batches: config.evalBatches, batchSize: config.batchSize, seed: config.seed + 1, device: dev, precision: guard.autocastOptions,
     });
     const record = { step, valLoss, trainLoss };
@@ -165,10 +196,10 @@ export async function trainOn(dev: Device, config: TrainSettings, data: TokenSpl
   for (let step = 1; step <= config.steps; step++) {
     const started = performance.now();
     const lr = optimizer.paramGroups[0]!.lr;
-    const { x: xb, y: yb } = getBatch(data.train, config.batchSize, config.model.blockSize, batches);
+    const { x: xb, y: yb } = getBatch(data.train, config.batchSize, lm.blockSize, batches);
     const x = xb.to(dev, { nonBlocking: true });
     const y = yb.to(dev, { nonBlocking: true });
-    const forward = () => model.loss(x, y);
+    const forward = () => lm.loss(x, y);
     const loss = autocast(guard.autocastOptions, forward);
     optimizer.zeroGrad();
     scaler.scale(loss).backward();

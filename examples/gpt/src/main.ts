@@ -1,17 +1,14 @@
 // Train a character-level GPT on Moby Dick, then sample from it: `pnpm demo:gpt -- --help` lists the flags.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { demoArgs, oneOf, positive, Progress } from '@core/example-common';
+import { count, oneOf, parseFlags, positive, Progress, renderLossChart, type FlagSpec } from '@core/example-common';
 import { Generator } from '@core/tensor';
-import { renderLossChart } from './chart.js';
 import { saveModel } from './checkpoint.js';
 import { generate } from './sample.js';
 import { CharVocab, loadMobyDick, splitTokens, unigramEntropy } from './text.js';
 import { train, type AmpMode, type TrainConfig } from './train.js';
 
-/** The flags: name, default, and the help line's value and description. */
-const FLAGS: ReadonlyArray<readonly [name: string, defaultValue: string | undefined, value: string, about: string]> = [
+const FLAGS: readonly FlagSpec[] = [
   ['device', 'auto', 'auto|cpu|webgpu|cuda[:n]', 'where to train (auto: the best available)'],
   ['amp', 'off', 'off|fp16|bf16|auto', 'mixed precision: autocast (+ GradScaler for fp16)'],
   ['steps', '400', 'N', 'optimizer steps'],
@@ -32,34 +29,14 @@ const FLAGS: ReadonlyArray<readonly [name: string, defaultValue: string | undefi
   ['out', 'out', 'DIR', 'where the chart, log and checkpoint go'],
 ];
 
-const HELP = [
+const INTRO = [
   "gpt: trains a character-level GPT (nanoGPT's model) on the full text of Moby Dick (90% to train on,",
   'the last 10% to validate), then prints a sample from it.',
-  '',
-  ...FLAGS.map(([name, defaultValue, value, about]) => `  ${`--${name} ${value}`.padEnd(34)} ${about.padEnd(56)} [${defaultValue}]`),
-  '',
-].join('\n');
-
-/** `value` as a non-negative integer, or an error naming `--name`. */
-function count(name: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer, got '${value}'`);
-  return n;
-}
+];
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    args: demoArgs(process.argv.slice(2)),
-    options: {
-      ...Object.fromEntries(FLAGS.map(([name, defaultValue]) => [name, { type: 'string' as const, default: defaultValue }])),
-      help: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(HELP);
-    return;
-  }
-  const flag = values as unknown as Record<string, string>;
+  const flag = parseFlags(process.argv.slice(2), FLAGS, INTRO);
+  if (flag === null) return;
   const dropout = Number(flag.dropout);
   if (!(dropout >= 0 && dropout < 1)) throw new Error(`--dropout must be a number in [0, 1), got '${flag.dropout}'`);
   const lr = positive('lr', flag.lr, false);

@@ -7,11 +7,14 @@ import { cat, type Tensor } from '@core/tensor';
  * A decoder calls `update` once per layer per forward pass; generation then feeds one token per step.
  */
 export class KVCache {
+  /** Layers of the decoder the cache serves: one key/value pair each. */
+  readonly numLayers: number;
   private readonly keys: (Tensor | undefined)[];
   private readonly values: (Tensor | undefined)[];
 
   /** An empty cache for a decoder of `numLayers` layers. */
-  constructor(readonly numLayers: number) {
+  constructor(numLayers: number) {
+    this.numLayers = numLayers;
     this.keys = new Array<Tensor | undefined>(numLayers).fill(undefined);
     this.values = new Array<Tensor | undefined>(numLayers).fill(undefined);
   }
