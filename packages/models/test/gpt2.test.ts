@@ -6,7 +6,7 @@ import '@core/backend-cpu';
 import { describe, expect, it } from 'vitest';
 import { F, nn } from '@core/nn';
 import { readFile } from 'node:fs/promises';
-import { autocast, bfloat16, cat, DTypeError, float32, float64, int32, manualSeed, tensor, ValueError } from '@core/tensor';
+import { autocast, bfloat16, cat, DTypeError, float16, float32, float64, int32, manualSeed, tensor, ValueError } from '@core/tensor';
 // @core/optim is not a dependency of @core/models: its built dist, for the AdamW step only.
 import { AdamW } from '@core/optim';
 import {
@@ -107,6 +107,19 @@ describe('GPT2LMHeadModel: mixed precision', () => {
     const ours = await maxAbsDiff(logits, ref.logits_fp32_torch!);
     expect(ours).toBeGreaterThan(0);
     expect(ours).toBeLessThan(2 * torchDrift);
+  });
+
+  it("a float16 model's logits are within PyTorch's bf16 drift / 4 of PyTorch's fp32 logits (fp16 keeps 3 more mantissa bits)", async () => {
+    // PyTorch 1.13 has no float16 matmul or LayerNorm on the CPU, so it cannot give an fp16 run to
+    // compare with; float16's unit roundoff is 1/8 of bfloat16's, so its drift must be well inside bf16's.
+    const model = await GPT2LMHeadModel.fromPretrained(GPT2_TINY, { dtype: float16 });
+    expect(model.transformer.wte.weight.dtype).toBe(float16);
+    const logits = model.forward(ids);
+    expect(logits.dtype).toBe(float16);
+    const torchDrift = await maxAbsDiff(ref.logits_bf16_torch!, ref.logits_fp32_torch!);
+    const ours = await maxAbsDiff(logits, ref.logits_fp32_torch!);
+    expect(ours).toBeGreaterThan(0);
+    expect(ours).toBeLessThan(torchDrift / 4);
   });
 });
 
