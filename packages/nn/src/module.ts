@@ -125,6 +125,7 @@ export abstract class Module<In extends unknown[] = [Tensor], Out = Tensor> {
     return this.#training;
   }
 
+  /** Sets this module's mode only (`train()` / `eval()` set it on every submodule too). */
   set training(mode: boolean) {
     this.#training = mode;
   }
