@@ -75,20 +75,24 @@ describe('MNIST Net port: structure', () => {
 describe(`MNIST Net port: main.py against PyTorch ${record.torch} from the same weights and digits`, () => {
   // PyTorch's own two float32 runs (oneDNN and native convolutions) agree to ~1e-7 for 17 steps and
   // then part by up to 1.8e-4: 30 steps of Adadelta at lr 1.0 amplify summation-order differences
-  // once a max-pool or ReLU near-tie tips the other way. So the 1e-4 comparison is with one of
-  // them, the native run, and the default run is held to the distance between PyTorch's two.
-  it('float32: every training loss and epoch test loss within 1e-4 of PyTorch (native convolutions), the same test digits right, the same learning rates', async () => {
+  // once a max-pool or ReLU near-tie tips the other way. Both are PyTorch's float32, and which one a
+  // run follows depends on its GEMM's summation order (the wasm kernels follow the native run, the
+  // native blocked GEMM the oneDNN one). So the 1e-4 comparison is with the closer of the two, and
+  // the other is held to the distance between PyTorch's two runs.
+  it('float32: every training loss and epoch test loss within 1e-4 of one of PyTorch\'s two float32 runs, the same test digits right, the same learning rates', async () => {
     const run = await runFromInitialWeights(FP32);
+    const torchRuns = [['native convolutions', record.fp32_native], ['default (oneDNN) convolutions', record.fp32]] as const;
+    const distance = (ref: typeof record.fp32) => Math.max(...run.losses.map((x, i) => Math.abs(x - ref.losses[i]!)));
+    const [[closerName, closer], [otherName, other]] = [...torchRuns].sort((a, b) => distance(a[1]) - distance(b[1]));
     // Absolute, on losses of 0.5-5.3 nats: float32 rounding differences stay ~1e-6 here.
-    const native = record.fp32_native;
-    expectCurveWithin(run.losses, native.losses, 1e-4, 'training loss');
-    expectCurveWithin(run.tests.map((t) => t.loss), native.tests.map((t) => t.loss), 1e-4, 'test loss');
-    expect(run.tests.map((t) => t.correct)).toEqual(native.tests.map((t) => t.correct));
-    expectCurveWithin(run.lrs, native.lrs, 1e-15, 'learning rate');
-    // Against PyTorch's default run: as close as PyTorch's native run is to it, + 1e-4.
-    const spread = Math.max(...native.losses.map((x, i) => Math.abs(x - record.fp32.losses[i]!)));
+    expectCurveWithin(run.losses, closer.losses, 1e-4, `training loss (PyTorch's ${closerName})`);
+    expectCurveWithin(run.tests.map((t) => t.loss), closer.tests.map((t) => t.loss), 1e-4, `test loss (PyTorch's ${closerName})`);
+    expect(run.tests.map((t) => t.correct)).toEqual(closer.tests.map((t) => t.correct));
+    expectCurveWithin(run.lrs, closer.lrs, 1e-15, 'learning rate');
+    // Against PyTorch's other run: as close as PyTorch's two runs are to each other, + 1e-4.
+    const spread = Math.max(...record.fp32_native.losses.map((x, i) => Math.abs(x - record.fp32.losses[i]!)));
     expect(spread).toBeLessThan(1e-3);
-    expectCurveWithin(run.losses, record.fp32.losses, spread + 1e-4, "training loss (PyTorch's default convolutions)");
+    expectCurveWithin(run.losses, other.losses, spread + 1e-4, `training loss (PyTorch's ${otherName})`);
   });
 
   it("bfloat16 autocast: every training and test loss within 2× PyTorch's own bf16 drift from float32 + its largest drift; our drift as large as PyTorch's", async () => {
