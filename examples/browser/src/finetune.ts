@@ -11,13 +11,13 @@
 import '@core/backend-cpu';
 import '@core/backend-webgpu';
 import type { DownloadProgress } from '@core/hub';
-import { GPT2LMHeadModel, generate, modelFiles, Tokenizer, type ModelFiles } from '@core/models';
-import { F } from '@core/nn';
-import { ampConfig, Generator, int32, manualSeed, tensor, type AmpMode, type Device, type Tensor } from '@core/tensor';
+import { GPT2LMHeadModel, modelFiles, Tokenizer, type ModelFiles } from '@core/models';
+import { ampConfig, manualSeed, type AmpMode } from '@core/tensor';
 import url, { bytes } from 'virtual:moby-dick';
 import { renderLossChart } from '../../common/src/loss-chart';
 import { fitLanguageModel, type EvalRecord, type FitSettings } from '../../gpt/src/loop';
 import { splitTokens } from '../../gpt/src/vocab';
+import { gpt2LanguageModel, sampleText } from '../../finetune-gpt2/src/gpt2-task';
 import { byId, fetchGzipped, idleRecord, PageFrame, trainingHooks, type RunRecord } from './page';
 
 interface FinetuneState extends RunRecord {
@@ -113,17 +113,11 @@ async function fineTuningText(): Promise<string> {
   return chars === 0 ? text : text.slice(0, chars);
 }
 
-/** `prompt` continued by the sampling controls' number of tokens, drawn with their temperature and top-k (seeded), decoded. */
-async function sample(model: GPT2LMHeadModel, tokenizer: Tokenizer, dev: Device): Promise<string> {
-  const ids = tokenizer.encode(controls.prompt.value);
-  if (ids.length === 0) throw new Error('prompt must hold at least one token');
-  const input = tensor(Int32Array.from(ids), { dtype: int32 }).view([1, -1]).to(dev);
-  model.eval();
-  const out = await generate(model, input, {
-    maxNewTokens: page.number('tokens'), doSample: true, temperature: page.number('temperature', 'number > 0'), topK: page.number('topk'),
-    generator: new Generator(seed),
+/** The prompt control continued by the sampling controls' number of tokens, drawn with their temperature and top-k (seeded), decoded. */
+function sample(model: GPT2LMHeadModel, tokenizer: Tokenizer): Promise<string> {
+  return sampleText(model, tokenizer, controls.prompt.value, {
+    maxNewTokens: page.number('tokens'), temperature: page.number('temperature', 'number > 0'), topK: page.number('topk'), seed,
   });
-  return tokenizer.decode(Array.from(await out.view([-1]).data()));
 }
 
 let stop: AbortController | null = null;
@@ -166,7 +160,7 @@ async function run(): Promise<void> {
     textInfo.textContent = `${text.length.toLocaleString('en')} characters: ${split.train.length.toLocaleString('en')} tokens to train on, ${split.val.length.toLocaleString('en')} to validate.`;
 
     page.setState('sampling', 'sampling before fine-tuning…');
-    state.before = await sample(model, tokenizer, dev);
+    state.before = await sample(model, tokenizer);
     beforeBox.textContent = state.before;
 
     const draw = () => {
@@ -176,9 +170,8 @@ async function run(): Promise<void> {
     page.showAmp(amp.mode, amp.reason);
     page.setState('running', `fine-tuning on ${dev}…`);
     model.train();
-    const vocab = model.config.vocabSize;
-    const lm = { model, blockSize: config.blockSize, loss: (x: Tensor, y: Tensor) => F.crossEntropy(model.forward(x).view([-1, vocab]), y.view([-1])) };
-    const result = await fitLanguageModel(lm, dev, config, { vocabSize: vocab, ...split }, trainingHooks(page, state, draw, stop.signal));
+    const lm = gpt2LanguageModel(model, config.blockSize);
+    const result = await fitLanguageModel(lm, dev, config, { vocabSize: model.config.vocabSize, ...split }, trainingHooks(page, state, draw, stop.signal));
     if (result.amp !== amp.mode) page.showAmp(amp.mode, amp.reason, result.amp);
     state.seconds = result.trainSeconds;
     const summary = `${result.stepLosses.length} steps in ${result.trainSeconds.toFixed(1)} s on ${dev} (amp ${result.amp}` +
@@ -186,7 +179,7 @@ async function run(): Promise<void> {
     page.log(summary);
 
     page.setState('sampling', 'sampling after fine-tuning…');
-    state.after = await sample(model, tokenizer, dev);
+    state.after = await sample(model, tokenizer);
     afterBox.textContent = state.after;
     const outcome = stop.signal.aborted ? 'stopped' : 'done';
     page.setState(outcome, `${outcome}: ${summary}`);

@@ -8,11 +8,12 @@ import '@core/backend-cuda'; // registers 'cuda' when the addon, a driver and a 
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chooseDevice } from '@core/example-common';
-import { GPT2LMHeadModel, generate, resolvePretrained, Tokenizer, type PretrainedOptions } from '@core/models';
-import { F, nn } from '@core/nn';
-import { Generator, int32, manualSeed, tensor, type Device } from '@core/tensor';
-import { fitLanguageModel, type FitResult, type FitSettings, type LanguageModel, type TrainHooks } from '../../gpt/src/loop.js';
+import { GPT2LMHeadModel, resolvePretrained, Tokenizer, type PretrainedOptions } from '@core/models';
+import { nn } from '@core/nn';
+import { manualSeed, type Device } from '@core/tensor';
+import { fitLanguageModel, type FitResult, type FitSettings, type TrainHooks } from '../../gpt/src/loop.js';
 import { splitTokens } from '../../gpt/src/vocab.js';
+import { gpt2LanguageModel } from './gpt2-task.js';
 
 /** What to fine-tune, on what, and how. */
 export interface FinetuneConfig extends FitSettings {
@@ -40,12 +41,6 @@ export interface FinetuneHooks extends TrainHooks {
   onReady?(model: GPT2LMHeadModel, tokenizer: Tokenizer): Promise<void> | void;
 }
 
-/** GPT-2 as the training loop sees it: the mean next-token cross entropy over windows of `blockSize` tokens. */
-function languageModel(model: GPT2LMHeadModel, blockSize: number): LanguageModel<GPT2LMHeadModel> {
-  const vocab = model.config.vocabSize;
-  return { model, blockSize, loss: (x, y) => F.crossEntropy(model.forward(x).view([-1, vocab]), y.view([-1])) };
-}
-
 /** Load `config.model`, tokenize `text` (90% to train on, the last 10% to validate), and fine-tune it. */
 export async function finetune(text: string, config: FinetuneConfig, hooks: FinetuneHooks = {}): Promise<FinetuneResult> {
   const device: Device = await chooseDevice(config.device);
@@ -65,7 +60,7 @@ export async function finetune(text: string, config: FinetuneConfig, hooks: Fine
   }
   await hooks.onReady?.(model, tokenizer);
   model.train();
-  const result = await fitLanguageModel(languageModel(model, config.blockSize), device, config, { vocabSize: model.config.vocabSize, ...split }, hooks);
+  const result = await fitLanguageModel(gpt2LanguageModel(model, config.blockSize), device, config, { vocabSize: model.config.vocabSize, ...split }, hooks);
   return { ...result, tokenizer, source: dir, tokens: { train: split.train.length, val: split.val.length } };
 }
 
@@ -86,27 +81,4 @@ export async function saveFinetuned(dir: string, model: GPT2LMHeadModel, source:
   }
   const weights = Object.fromEntries(Object.entries(model.stateDict()).filter(([key]) => key !== 'lm_head.weight'));
   await nn.saveSafetensors(join(dir, 'model.safetensors'), weights, { format: 'pt' });
-}
-
-/** How to sample. */
-export interface SampleSettings {
-  readonly maxNewTokens: number;
-  readonly temperature: number;
-  readonly topK: number;
-  readonly seed: number;
-}
-
-/** `prompt` continued by `maxNewTokens` tokens sampled from `model` (temperature, then top-k) in eval mode, decoded. */
-export async function sample(model: GPT2LMHeadModel, tokenizer: Tokenizer, prompt: string, settings: SampleSettings): Promise<string> {
-  const promptIds = tokenizer.encode(prompt);
-  if (promptIds.length === 0) throw new Error('--prompt must hold at least one token');
-  const device = model.parameters()[0]!.device;
-  const input = tensor(Int32Array.from(promptIds), { dtype: int32 }).view([1, -1]).to(device);
-  const wasTraining = model.training;
-  model.eval();
-  const out = await generate(model, input, {
-    maxNewTokens: settings.maxNewTokens, doSample: true, temperature: settings.temperature, topK: settings.topK, generator: new Generator(settings.seed),
-  });
-  model.train(wasTraining);
-  return tokenizer.decode(Array.from(await out.view([-1]).data()));
 }

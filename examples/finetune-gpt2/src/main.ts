@@ -5,7 +5,8 @@ import { count, oneOf, parseFlags, positive, Progress, renderLossChart, type Fla
 import { progressBar } from '@core/hub';
 import type { AmpMode } from '@core/tensor';
 import { loadMobyDick } from '../../gpt/src/text.js';
-import { finetune, sample, saveFinetuned, type FinetuneConfig } from './finetune.js';
+import { finetune, saveFinetuned, type FinetuneConfig } from './finetune.js';
+import { sampleText } from './gpt2-task.js';
 
 const FLAGS: readonly FlagSpec[] = [
   ['model', 'openai-community/gpt2', 'ID|DIR', 'a Hub repo id or a folder with config.json, model.safetensors, tokenizer.json'],
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
       progress.line(`step ${e.step}/${config.steps}  ${Number.isNaN(e.trainLoss) ? '' : `train loss ${e.trainLoss.toFixed(4)}  `}val loss ${e.valLoss.toFixed(4)}`);
     },
     onReady: async (model, tokenizer) => {
-      before = await sample(model, tokenizer, flag.prompt!, sampling);
+      before = await sampleText(model, tokenizer, flag.prompt!, sampling);
     },
   });
   const { model, tokenizer, evals, stepLosses } = result;
@@ -95,7 +96,7 @@ async function main(): Promise<void> {
   await saveFinetuned(outModel, model, result.source);
   await writeFile(join(flag.out!, 'loss.svg'), renderLossChart({ stepLosses, evals, baseline: initial, baselineLabel: 'before fine-tuning' }));
   await writeFile(join(flag.out!, 'log.json'), JSON.stringify({ config: { ...config, hub: { revision: config.hub.revision } }, trainSeconds: result.trainSeconds, evals, stepLosses }, null, 1));
-  const after = await sample(model, tokenizer, flag.prompt!, sampling);
+  const after = await sampleText(model, tokenizer, flag.prompt!, sampling);
   console.log(`\nBefore fine-tuning (temperature ${sampling.temperature}, top-k ${sampling.topK}):\n\n${before}\n\nAfter:\n\n${after}\n`);
   console.log(`Wrote ${outModel}, ${join(flag.out!, 'loss.svg')} and ${join(flag.out!, 'log.json')} in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
 }
