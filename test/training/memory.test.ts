@@ -35,6 +35,14 @@ describe('memory without dispose() or yielding', () => {
     expect(stderr).not.toContain('waiting to be freed');
   });
 
+  it("an op's temporary copies stay alive until its kernel has run, though a reclaim may run between them: 1,500 attention-score matmuls", async () => {
+    // Each matmul copies both operands, and a kernel used to get the first copy's memory after
+    // the second copy's allocation had reclaimed it: 'used after free()' within ~1,000 iterations.
+    const { samples } = await runLoop(['copied-operands', '1500']);
+    expect(samples).toHaveLength(15);
+    expect(max(samples)).toBeLessThan(160 * MiB);
+  });
+
   it('200k-iteration style: randn([16]).mul(2).add(1) in a synchronous loop runs in a 128 MiB heap', async () => {
     // Without synchronous reclaim the finalization records alone pass 128 MiB by ~17k iterations and the process aborts.
     const { heapUsed } = await runLoop(['randn', '30000'], { nodeArgs: ['--max-old-space-size=128'] });

@@ -17,9 +17,34 @@ export function backendOf(device: Device): Backend<unknown> {
   return recorder === null ? backend : recorder.proxy(backend);
 }
 
+/**
+ * What a kernel is given for a tensor. It also holds the tensor's Storage, privately: a storage is
+ * freed once the collector finds it unreachable (reclaim.ts), and a ref is often all that is left
+ * of a temporary, e.g. the copy made for the first operand while the second one is being copied
+ * (`kernels.matmul(ref(copyOf(a)), ref(copyOf(b)), …)`), which can trigger a collection.
+ */
+class KernelRef implements TensorRef<unknown> {
+  readonly storage: unknown;
+  readonly dtype: TensorRef<unknown>['dtype'];
+  readonly shape: readonly number[];
+  readonly strides: readonly number[];
+  readonly offset: number;
+  /** Never read: holding it is the point. */
+  readonly #owner: Storage;
+
+  constructor(t: Tensor) {
+    this.storage = t._storage.handle;
+    this.dtype = t.dtype.name;
+    this.shape = t.shape;
+    this.strides = t._strides;
+    this.offset = t._offset;
+    this.#owner = t._storage;
+  }
+}
+
 export function ref(t: Tensor): TensorRef<unknown> {
   t._assertUsable('an op');
-  return (t._ref ??= { storage: t._storage.handle, dtype: t.dtype.name, shape: t.shape, strides: t._strides, offset: t._offset });
+  return (t._ref ??= new KernelRef(t));
 }
 
 /** Throw a DTypeError unless the device's backend computes in this dtype. */
