@@ -51,6 +51,20 @@ void packPanels(const float* x, int64_t rows, int64_t kc, int64_t rs, int64_t cs
       for (int64_t p = 0; p < kc; ++p, dst += mr) std::copy(src + p * cs, src + p * cs + mr, dst);
       continue;
     }
+    if (r == mr && cs == 1) {
+      // Depth is contiguous (a row-major a, a transposed b: nn.Linear's x·Wᵀ): read each row's
+      // run of DEPTH_RUN floats at once rather than gathering one element per row and depth step.
+      constexpr int64_t DEPTH_RUN = 16;
+      for (int64_t p0 = 0; p0 < kc; p0 += DEPTH_RUN) {
+        const int64_t pEnd = std::min(kc, p0 + DEPTH_RUN);
+        for (int64_t i = 0; i < mr; ++i) {
+          const float* row = src + i * rs;
+          for (int64_t p = p0; p < pEnd; ++p) dst[p * mr + i] = row[p];
+        }
+      }
+      dst += kc * mr;
+      continue;
+    }
     for (int64_t p = 0; p < kc; ++p, dst += mr) {
       for (int64_t i = 0; i < r; ++i) dst[i] = src[i * rs + p * cs];
       for (int64_t i = r; i < mr; ++i) dst[i] = 0.0f;
