@@ -139,6 +139,21 @@ describe('a new .grad is the pass\'s own gradient, not a copy, when nothing else
     }
   });
 
+  it("x·wᵀ (nn.Linear's product) gives w its gradient in w's own layout, as PyTorch's mm backward does: contiguous, no transposing copy", () => {
+    const x = tensor([[1, 2, 3], [4, 5, -6]]);
+    const wRows = [[1, 0, 2], [0.5, 1, -1], [2, 2, 0], [1, -1, 1]];
+    const w = tensor(wRows, { requiresGrad: true });
+    const v = tensor(wRows[0]!.map((_, j) => wRows.map((row) => row[j]!)), { requiresGrad: true });
+    const weights = tensor([[1, 2, 3, 4], [-1, 0.5, 2, 1]]);
+    // PyTorch: w.register_hook(lambda g: print(g.stride())) prints (3, 1) for x @ w.t().
+    let arrived: readonly number[] = [];
+    w.registerHook((g) => { arrived = g._strides; });
+    x.matmul(w.t()).mul(weights).sum().backward();
+    x.matmul(v).mul(weights).sum().backward();
+    expect(arrived).toEqual([3, 1]);
+    expect(vals(w.grad)).toEqual(vals(v.grad!.t().contiguous()));
+  });
+
   it('OPT-2: one fresh gradient reaching two leaves (add) is kept by one and copied for the other', () => {
     const a = leaf([1, 2]);
     const b = leaf([3, 4]);

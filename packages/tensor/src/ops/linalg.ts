@@ -73,11 +73,25 @@ function batchedProduct(op: string, a: Tensor, b: Tensor): Tensor {
     }
     y = reshape(out, [...batch, M, N]);
   }
-  // dA = dY·Bᵀ, dB = Aᵀ·dY; the engine sums over broadcast batch dims.
+  // dA = dY·Bᵀ, dB = Aᵀ·dY; the engine sums over broadcast batch dims. A matrix stored transposed
+  // (nn.Linear's weight.t()) gets its gradient as the transpose of a product in its storage's
+  // layout, as PyTorch's mm backward does: the weight's gradient then arrives contiguous, and
+  // accumulating it into .grad needs no transposing copy.
+  const matrices = a.ndim === 2 && b.ndim === 2;
   return record(`${op}Backward`, y, [a, b], (g) => [
-    a.requiresGrad ? batchedProduct(op, g, transpose(b, -1, -2)) : null,
-    b.requiresGrad ? batchedProduct(op, transpose(a, -1, -2), g) : null,
+    !a.requiresGrad ? null
+    : matrices && storedTransposed(a) ? transpose(batchedProduct(op, b, transpose(g, 0, 1)), 0, 1)
+    : batchedProduct(op, g, transpose(b, -1, -2)),
+    !b.requiresGrad ? null
+    : matrices && storedTransposed(b) ? transpose(batchedProduct(op, transpose(g, 0, 1), a), 0, 1)
+    : batchedProduct(op, transpose(a, -1, -2), g),
   ], [...(a.requiresGrad ? [b] : []), ...(b.requiresGrad ? [a] : [])]);
+}
+
+/** A matrix whose columns are contiguous: the transpose of a row-major one. */
+function storedTransposed(t: Tensor): boolean {
+  const [rows, cols] = t.shape as [number, number];
+  return rows > 1 && cols > 1 && t._strides[0] === 1 && t._strides[1] === rows;
 }
 
 /** PyTorch's matmul: dot, mv, mm, or broadcast batched mm, by rank. Autocast: lower precision (AC-8). */
