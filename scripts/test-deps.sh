@@ -3,7 +3,8 @@
 #   chromium             the browser tests (WebGPU in headless Chromium, through playwright-core)
 #   clang-19, wasm-ld-19 the check that the shipped wasm kernels are what wasm/kernels.c compiles to
 #   lavapipe (Mesa 25)   WebGPU in Node on a software Vulkan driver (scripts/install-webgpu-deps.sh)
-#   cmake, g++           the CUDA addon's build, only where nvcc is installed
+#   cmake, make, g++     the cpu backend's native addon (built with the package; the tests run the
+#                        native path on and off), and the CUDA addon where nvcc is installed
 # All present: prints nothing and exits 0. Missing and run as root: installs them with apt-get.
 # Missing otherwise: prints the one command that installs them and exits 1.
 set -euo pipefail
@@ -19,9 +20,7 @@ need() { # need <what> <apt packages...>: record a missing requirement
 
 command -v chromium >/dev/null 2>&1 || need chromium chromium
 { command -v clang-19 >/dev/null 2>&1 && command -v wasm-ld-19 >/dev/null 2>&1; } || need 'clang-19 and wasm-ld-19' clang-19 lld-19
-if command -v nvcc >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/nvcc ]]; then
-  { command -v cmake >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1; } || need 'cmake and g++ (nvcc is installed, so the CUDA addon is built)' cmake g++
-fi
+{ command -v cmake >/dev/null 2>&1 && command -v make >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1; } || need "cmake, make and g++ (they build the cpu backend's native addon)" cmake make g++
 lavapipe=1
 bash scripts/install-webgpu-deps.sh --check >/dev/null 2>&1 || { lavapipe=0; missing+=('lavapipe from Mesa 25 (bookworm-backports)'); }
 

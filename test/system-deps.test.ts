@@ -50,6 +50,7 @@ describe("the README's test command on a machine without the suite's system pack
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('  - chromium\n');
     expect(r.stderr).toContain('  - clang-19 and wasm-ld-19\n');
+    expect(r.stderr).toContain("  - cmake, make and g++ (they build the cpu backend's native addon)\n");
     expect(r.stderr).toContain('\n  sudo bash scripts/test-deps.sh\n');
     expect(r.stdout).toBe('');
   });

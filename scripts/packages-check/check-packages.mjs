@@ -11,7 +11,10 @@
 //                (no skipLibCheck) as three kinds of consumer: a browser app (DOM lib, no Node
 //                types installed), a Node program (no DOM lib, @types/node) and one with both;
 //                a control declaration naming WebAssembly must fail the Node one;
-//                node runs the program through `import` (program.mjs) and through `require` (program.cjs)
+//                node runs the program through `import` (program.mjs) and through `require` (program.cjs);
+//                node runs fixtures/native.mjs with only `node` on PATH (no compiler, cmake or python):
+//                the cpu backend's addon must load from the installed tarball and its float32 matmuls
+//                must match a CORE_CPU_NATIVE=0 run (skipped when the build produced no addon)
 //   5. browser   esbuild bundles the program for the browser (platform browser: the "browser"
 //                condition, no Node built-ins) and node runs the bundle
 //   6. release   a changesets dry run on a scratch copy of the workspace's manifests:
@@ -91,6 +94,11 @@ async function inPool(items, size, fn) {
 
 function readJson(path) {
   return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/** The native addons (`files` entries ending in .node) that the workspace build of package `p` produced. */
+function builtAddons(p) {
+  return (p.manifest.files ?? []).filter((f) => f.endsWith('.node') && existsSync(join(root, p.dir, f)));
 }
 
 /** pnpm itself: on PATH when run through pnpm (npx puts it there), else fetched by npx. */
@@ -181,7 +189,7 @@ try {
     if (workspaceRanges.length > 0) throw new Error(`workspace: ranges left in the packed package.json: ${JSON.stringify(workspaceRanges)}`);
     const internal = Object.entries(packed.dependencies ?? {}).filter(([name]) => name.startsWith('@core/'));
     // A native addon named in `files` that this build produced must be in the tarball.
-    const addons = (p.manifest.files ?? []).filter((f) => f.endsWith('.node') && existsSync(join(root, p.dir, f)));
+    const addons = builtAddons(p);
     const listing = addons.length ? (await run('tar', ['-tzf', file])).split('\n').map((l) => l.trim()) : [];
     const unpacked = addons.filter((f) => !listing.includes(`package/${f}`));
     if (unpacked.length > 0) throw new Error(`built native addons missing from the tarball: ${unpacked.join(', ')}`);
@@ -227,7 +235,7 @@ try {
   log('\n4. scratch project: npm install of the tarballs, tsc as a browser app, a Node program and both, node (import and require)');
   const env = cleanEnv();
   writeFileSync(join(consumer, 'package.json'), `${JSON.stringify({ name: 'core-packages-consumer', private: true, version: '0.0.0' }, null, 2)}\n`);
-  for (const f of ['program.mjs', 'program.cjs', 'webgpu-types.mts']) cpSync(join(here, 'fixtures', f), join(consumer, f));
+  for (const f of ['program.mjs', 'program.cjs', 'native.mjs', 'webgpu-types.mts']) cpSync(join(here, 'fixtures', f), join(consumer, f));
   cpSync(join(here, 'fixtures', 'types-control', 'control.mts'), join(consumer, 'control.mts'));
   // The program imports every package: with --only, a partial set cannot run it.
   const installed = only ? (log('  skipped (--only)'), false) : await check('npm install (all tarballs together)', async () => {
@@ -289,6 +297,19 @@ try {
     }
     await check('node program.mjs (import)', async () => (await run(process.execPath, ['program.mjs'], { cwd: consumer, env })).trim());
     await check('node program.cjs (require)', async () => (await run(process.execPath, ['program.cjs'], { cwd: consumer, env })).trim());
+    const nativeCheck = 'node native.mjs (the cpu addon from the installed tarball, only node on PATH, against CORE_CPU_NATIVE=0)';
+    if (builtAddons(publishable.find((p) => p.manifest.name === '@core/backend-cpu')).length === 0) {
+      log(`  skip  ${nativeCheck}: skipped: the build produced no native addon`);
+    } else {
+      await check(nativeCheck, async () => {
+        // PATH is one directory holding a `node` symlink; CORE_CPU_* settings of this shell are dropped.
+        const bare = join(scratch, 'node-only-path');
+        mkdirSync(bare);
+        symlinkSync(process.execPath, join(bare, 'node'));
+        const nativeEnv = Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('CORE_CPU_')));
+        return (await run(join(bare, 'node'), ['native.mjs'], { cwd: consumer, env: { ...nativeEnv, PATH: bare } })).trim();
+      });
+    }
 
     // 5. browser ---------------------------------------------------------------------------------
     log('\n5. browser: esbuild bundle with platform browser, then run it');
@@ -320,13 +341,15 @@ try {
   const release = join(scratch, 'release');
   await check('changeset status, then changeset version', async () => {
     mkdirSync(release);
-    for (const f of ['package.json', 'pnpm-workspace.yaml']) cpSync(join(root, f), join(release, f));
-    cpSync(join(root, '.changeset'), join(release, '.changeset'), { recursive: true });
+    // Real copies even of symlinks: `changeset version` deletes the changesets it consumes and
+    // rewrites manifests, which must never reach the workspace.
+    for (const f of ['package.json', 'pnpm-workspace.yaml']) cpSync(join(root, f), join(release, f), { dereference: true });
+    cpSync(join(root, '.changeset'), join(release, '.changeset'), { recursive: true, dereference: true });
     const dirs = workspaceDirs();
     for (const dir of dirs) {
       mkdirSync(join(release, dir), { recursive: true });
       for (const f of ['package.json', 'CHANGELOG.md']) {
-        if (existsSync(join(root, dir, f))) cpSync(join(root, dir, f), join(release, dir, f));
+        if (existsSync(join(root, dir, f))) cpSync(join(root, dir, f), join(release, dir, f), { dereference: true });
       }
     }
     // The changelog generator named in .changeset/config.json is resolved from here.
