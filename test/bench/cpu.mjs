@@ -7,6 +7,8 @@
 //   npx -y pnpm@12.4.2 bench:cpu                     (builds the packages first)
 //   node test/bench/cpu.mjs --only=matmul,mlp --libs=ours,jax-wasm --budget=500
 // --only (workload ids or kinds) and --libs make a partial run, which prints but writes nothing.
+// Library ids: ours, ours-compiled (the training steps through compile()), tfjs-cpu, tfjs-wasm,
+// jax-wasm, numpy, torch. The training steps: mlp, mnist-net (pytorch/examples mnist), gpt (nanoGPT).
 // --budget is the time one library may spend on one workload's timed runs (ms, default 1500).
 import { availableParallelism } from 'node:os';
 import { labels, nchwToNhwc, oihwToHwio, oneHot, randn, transpose, uniform } from './lib/data.mjs';
@@ -25,6 +27,11 @@ const TOL_EXACT = 1e-6;
 
 const MLP_SIZES = [784, 256, 10];
 const MLP_BATCH = 128;
+const NET_BATCH = 64;
+const GPT_CONFIG = { vocabSize: 65, blockSize: 32, nLayer: 2, nHead: 4, nEmbd: 64 };
+const GPT_BATCH = 8;
+/** Why the JavaScript peers have no cell for the two training programs. */
+const TRAINING_PEERS = 'the training programs are written for ours and PyTorch only';
 
 /** The workloads: how to make the inputs, and how a median time becomes the figure reported. */
 const WORKLOADS = [
@@ -47,6 +54,31 @@ const WORKLOADS = [
         x: randn(MLP_BATCH * inF, 10), labels: y, onehot: oneHot(y, outF),
         w1, b1: uniform(hidden, 12, 1 / Math.sqrt(inF)), w2, b2: uniform(outF, 14, 1 / Math.sqrt(hidden)),
         w1t: transpose(w1, hidden, inF), w2t: transpose(w2, outF, hidden),
+      };
+    },
+    value: (ms) => 1000 / ms,
+  },
+  {
+    id: 'mnist-net', kind: 'mnistNet', unit: 'steps/s', tolerance: TOL_SUMS, absent: TRAINING_PEERS,
+    workload: `pytorch/examples mnist Net train step, batch ${NET_BATCH} of 1×28×28, Adadelta lr 1.0`,
+    // The check compares the losses of steps 1 and 2, run without dropout (eval mode); the timed steps train with it.
+    warmup: 2,
+    inputs: () => ({ batch: NET_BATCH, lr: 1.0, x: randn(NET_BATCH * 28 * 28, 60), labels: labels(NET_BATCH, 10, 61), weights: netWeights() }),
+    value: (ms) => 1000 / ms,
+  },
+  {
+    id: 'gpt', kind: 'gpt', unit: 'steps/s', tolerance: TOL_SUMS, absent: TRAINING_PEERS,
+    workload: `GPT train step (nanoGPT, ${GPT_CONFIG.nLayer} layers, ${GPT_CONFIG.nEmbd} wide, ${GPT_CONFIG.nHead} heads, block ${GPT_CONFIG.blockSize}, ${GPT_CONFIG.vocabSize} tokens), batch ${GPT_BATCH}, AdamW`,
+    warmup: 2,
+    inputs: () => {
+      const { blockSize, vocabSize } = GPT_CONFIG;
+      // Windows of blockSize + 1 tokens: each position's target is the next token.
+      const tokens = labels(GPT_BATCH * (blockSize + 1), vocabSize, 62);
+      const window = (from) => Int32Array.from({ length: GPT_BATCH * blockSize }, (_, i) => tokens[Math.floor(i / blockSize) * (blockSize + 1) + (i % blockSize) + from]);
+      return {
+        batch: GPT_BATCH, config: GPT_CONFIG, idx: window(0), targets: window(1), weights: gptWeights(GPT_CONFIG),
+        // nanoGPT's config/train_shakespeare_char.py (no gradient clipping here).
+        optimizer: { lr: 1e-3, betas: [0.9, 0.99], weightDecay: 0.1 },
       };
     },
     value: (ms) => 1000 / ms,
@@ -87,9 +119,41 @@ function conv(id, batch, cin, cout, size) {
   };
 }
 
+/** The Net's initial weights by PyTorch name: PyTorch's default init, uniform in ±1/√fan_in for weights and biases. */
+function netWeights() {
+  const layers = [['conv1', 32, 1 * 9], ['conv2', 64, 32 * 9], ['fc1', 128, 9216], ['fc2', 10, 128]];
+  return Object.fromEntries(layers.flatMap(([name, out, fanIn], i) => [
+    [`${name}.weight`, uniform(out * fanIn, 50 + 2 * i, 1 / Math.sqrt(fanIn))],
+    [`${name}.bias`, uniform(out, 51 + 2 * i, 1 / Math.sqrt(fanIn))],
+  ]));
+}
+
+/**
+ * The GPT's initial weights by PyTorch name, as nanoGPT initialises them: N(0, 0.02) for Linear and
+ * Embedding weights (N(0, 0.02/√(2·layers)) for the residual projections), zero biases, LayerNorms
+ * at ones and zeros; lm_head.weight is transformer.wte.weight.
+ */
+function gptWeights({ vocabSize, blockSize, nLayer, nEmbd: C }) {
+  let seed = 70;
+  const normal = (n, std = 0.02) => randn(n, seed++, std);
+  const norm = (name) => [[`${name}.weight`, new Float32Array(C).fill(1)], [`${name}.bias`, new Float32Array(C)]];
+  const linear = (name, out, inF, std) => [[`${name}.weight`, normal(out * inF, std)], [`${name}.bias`, new Float32Array(out)]];
+  const residual = 0.02 / Math.sqrt(2 * nLayer);
+  const blocks = Array.from({ length: nLayer }, (_, i) => `transformer.h.${i}`).flatMap((h) => [
+    ...norm(`${h}.ln_1`), ...linear(`${h}.attn.c_attn`, 3 * C, C), ...linear(`${h}.attn.c_proj`, C, C, residual),
+    ...norm(`${h}.ln_2`), ...linear(`${h}.mlp.c_fc`, 4 * C, C), ...linear(`${h}.mlp.c_proj`, C, 4 * C, residual),
+  ]);
+  return Object.fromEntries([
+    ['transformer.wte.weight', normal(vocabSize * C)],
+    ['transformer.wpe.weight', normal(blockSize * C)],
+    ...blocks,
+    ...norm('transformer.ln_f'),
+  ]);
+}
+
 // ---- the run ----------------------------------------------------------------------------------------
 
-const libraries = await loadLibraries(['ours', 'tfjs-cpu', 'tfjs-wasm', 'jax-wasm', 'numpy', 'torch'], libs);
+const libraries = await loadLibraries(['ours', 'ours-compiled', 'tfjs-cpu', 'tfjs-wasm', 'jax-wasm', 'numpy', 'torch'], libs);
 const started = performance.now();
 const rows = await runWorkloads(WORKLOADS, libraries, { budgetMs });
 
@@ -99,12 +163,15 @@ const report = {
   method: [
     `fp32 throughout; every library gets the same seeded inputs. Each figure is the median of several timed runs after warm-up (at least 0.5 s of runs), with one untimed turn of the event loop between runs (as a program's DataLoader gives: garbage-collected memory is reused) and a 100 ms pause between libraries (so idle worker threads of one don't take cores from the next); the number of runs adapts to a budget of ${budgetMs} ms per library and workload.`,
     'Each timed run ends when the result is computed, as each library requires (below). Higher is better in every unit; a ratio above 1 means ours is faster.',
-    `Checks: each peer's result is compared with ours (the output tensor; for the MLP, the losses of the first two steps from the same initial weights): relative error = max |peer − ours| / max |ours|, tolerance ${TOL_SUMS} (${TOL_EXACT} for add). A failed check is marked ✗.`,
-    `ours: device 'cpu', which uses whatever kernels and threads the installed @core/backend-cpu provides (${availableParallelism()} cores here; its native path and the CPU features it found are listed below).`,
-    'NumPy and PyTorch run in child Python processes (test/bench/overhead_torch.py) that time their own loops by the same rules; without them installed their columns say so and the rest runs. NumPy has no conv2d or autograd: its cells for those workloads are empty.',
+    `Checks: each peer's result is compared with ours (the output tensor; for a training step, the losses of the first two steps from the same initial weights, run without dropout): relative error = max |peer − ours| / max |ours|, tolerance ${TOL_SUMS} (${TOL_EXACT} for add). A failed check is marked ✗.`,
+    `ours: device 'cpu', which uses whatever kernels and threads the installed @core/backend-cpu provides (${availableParallelism()} cores here; its native path and the CPU features it found are listed below). "ours, compiled" runs the same training steps through \`compile()\` (the Net's Adadelta step after the compiled forward and backward: compile() replays SGD, Adam and AdamW only); its traces are warm-up, and "compiled / eager" is its figure over ours.`,
+    'The two training programs: pytorch/examples mnist\'s Net as main.py trains it (dropout on after the two checked steps), and a small GPT in nanoGPT\'s shape (dropout 0, no gradient clipping, AdamW as its configure_optimizers sets it up), both from the same seeded weights in every library (test/bench/lib/programs.mjs and their PyTorch twins in test/bench/overhead_torch.py). Ours attends with F.scaledDotProductAttention, as nanoGPT does where the library has it; PyTorch before 2.0 has none, and there nanoGPT\'s masked-softmax path runs.',
+    'NumPy and PyTorch run in child Python processes (test/bench/overhead_torch.py) that time their own loops by the same rules; without them installed their columns say so and the rest runs. An empty cell gives the reason in a note: NumPy has no conv2d or autograd, the JavaScript peers have no port of the two training programs.',
   ],
   libraries: listed,
-  ratios: listed.filter((l) => l.id !== 'ours').map((l) => ({ numerator: 'ours', denominator: l.id })),
+  ratios: listed.filter((l) => l.id !== 'ours').map((l) => (l.id === 'ours-compiled'
+    ? { numerator: l.id, denominator: 'ours', label: 'compiled / eager' }
+    : { numerator: 'ours', denominator: l.id })),
   rows,
 };
 

@@ -83,7 +83,111 @@ def torch_workload(torch, kind, d):
             losses.append(loss.item())
 
         return step, lambda: losses[:2]
+    if kind in ("mnistNet", "gpt"):
+        return train_program(torch, kind, d, f32)
     raise ValueError(f"unknown workload kind {kind}")
+
+
+def train_program(torch, kind, d, f32):
+    """The two training programs (test/bench/lib/programs.mjs has ours), from the shared weights; the
+    first two steps run in eval mode (no dropout) so that their losses can be compared with ours."""
+    nn, F = torch.nn, torch.nn.functional
+
+    class Net(nn.Module):
+        """pytorch/examples mnist's Net."""
+
+        def __init__(self):
+            super().__init__()
+            self.conv1, self.conv2 = nn.Conv2d(1, 32, 3, 1), nn.Conv2d(32, 64, 3, 1)
+            self.dropout1, self.dropout2 = nn.Dropout(0.25), nn.Dropout(0.5)
+            self.fc1, self.fc2 = nn.Linear(9216, 128), nn.Linear(128, 10)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv2(F.relu(self.conv1(x)))), 2)
+            x = F.relu(self.fc1(torch.flatten(self.dropout1(x), 1)))
+            return F.log_softmax(self.fc2(self.dropout2(x)), dim=1)
+
+    class Block(nn.Module):
+        """nanoGPT's pre-norm block without dropout: causal self-attention, then a 4x GELU MLP."""
+
+        def __init__(self, width, heads, block):
+            super().__init__()
+            self.heads = heads
+            self.ln_1, self.ln_2 = nn.LayerNorm(width), nn.LayerNorm(width)
+            self.attn = nn.Module()
+            self.attn.c_attn, self.attn.c_proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
+            self.mlp = nn.Module()
+            self.mlp.c_fc, self.mlp.c_proj = nn.Linear(width, 4 * width), nn.Linear(4 * width, width)
+            self.register_buffer("mask", torch.ones(block, block).tril().bool())
+
+        def attention(self, x):
+            B, T, C = x.shape
+            q, k, v = (t.view(B, T, self.heads, C // self.heads).transpose(1, 2) for t in self.attn.c_attn(x).split(C, 2))
+            if hasattr(F, "scaled_dot_product_attention"):  # torch >= 2.0: nanoGPT's flash path
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            else:  # nanoGPT's manual path
+                att = (q @ k.transpose(-2, -1)) * (1.0 / (k.size(-1) ** 0.5))
+                y = F.softmax(att.masked_fill(~self.mask[:T, :T], float("-inf")), dim=-1) @ v
+            return self.attn.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
+
+        def forward(self, x):
+            x = x + self.attention(self.ln_1(x))
+            return x + self.mlp.c_proj(F.gelu(self.mlp.c_fc(self.ln_2(x))))
+
+    class GPT(nn.Module):
+        """nanoGPT's GPT (dropout 0), its lm_head tied to the token embedding."""
+
+        def __init__(self, vocab, block, layers, heads, width):
+            super().__init__()
+            self.transformer = nn.ModuleDict(dict(
+                wte=nn.Embedding(vocab, width), wpe=nn.Embedding(block, width),
+                h=nn.ModuleList([Block(width, heads, block) for _ in range(layers)]), ln_f=nn.LayerNorm(width)))
+            self.lm_head = nn.Linear(width, vocab, bias=False)
+            self.transformer.wte.weight = self.lm_head.weight
+
+        def forward(self, idx, targets):
+            t = self.transformer
+            x = t.wte(idx) + t.wpe(torch.arange(idx.shape[1]))
+            for block in t.h:
+                x = block(x)
+            logits = self.lm_head(t.ln_f(x))
+            return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+    if kind == "mnistNet":
+        model = Net()
+        optimizer = torch.optim.Adadelta(model.parameters(), lr=d["lr"])
+        inputs = (f32(d["x"], [d["batch"], 1, 28, 28]), torch.tensor(d["labels"], dtype=torch.int64))
+        loss_of = lambda x, y: F.nll_loss(model(x), y)  # noqa: E731
+    else:
+        c = d["config"]
+        model = GPT(c["vocabSize"], c["blockSize"], c["nLayer"], c["nHead"], c["nEmbd"])
+        o = d["optimizer"]
+        decay = [p for p in model.parameters() if p.dim() >= 2]
+        rest = [p for p in model.parameters() if p.dim() < 2]
+        groups = [{"params": decay, "weight_decay": o["weightDecay"]}, {"params": rest, "weight_decay": 0.0}]
+        optimizer = torch.optim.AdamW(groups, lr=o["lr"], betas=tuple(o["betas"]))
+        shape = [d["batch"], c["blockSize"]]
+        inputs = tuple(torch.tensor(d[key], dtype=torch.int64).view(shape) for key in ("idx", "targets"))
+        loss_of = lambda x, y: model(x, y)  # noqa: E731
+    named = dict(model.named_parameters())
+    if sorted(named) != sorted(d["weights"]):
+        raise ValueError(f"the shared weights name {sorted(d['weights'])}, the model has {sorted(named)}")
+    with torch.no_grad():
+        for name, p in named.items():
+            p.copy_(f32(d["weights"][name], p.shape))
+    model.eval()
+    losses = []
+
+    def step():
+        if len(losses) == 2:
+            model.train()
+        optimizer.zero_grad()
+        loss = loss_of(*inputs)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+
+    return step, lambda: losses[:2]
 
 
 def numpy_workload(np, kind, d):

@@ -11,7 +11,9 @@
 // }
 // target: the figure the team aims for (a column when any row has one); 'target' as a ratio's
 // denominator divides by it.
-// Result: { value, ms, reps, check?: { maxAbs, rel, ok } } | { error } (reps 0: a single cold run)
+// Result: { value, ms, reps, check?: { maxAbs, rel, ok } } | { error } | { absent: why the library
+// does not run this workload } (reps 0: a single cold run)
+// A library's `native` (ours): the native kernels @core/backend-cpu loaded (backend.native).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, availableParallelism, platform, arch, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -77,12 +79,19 @@ export function ratio(report, row, q) {
   return a.value / b.value;
 }
 
-/** One cell: the figure, `*` for a single cold run, ✗ for a failed check, or what went wrong. */
+/** The number of the note `text`, added unless an earlier cell gave the same. */
+function noteNumber(notes, text) {
+  if (!notes.includes(text)) notes.push(text);
+  return notes.indexOf(text) + 1;
+}
+
+/** One cell: the figure, `*` for a single cold run, ✗ for a failed check, or why there is none. */
 function cell(report, row, id, notes) {
   const lib = libraryOf(report, id);
-  if (lib?.error) return `not loaded (${notes.indexOf(`${lib.label}: not loaded: ${lib.error}`) + 1})`;
+  if (lib?.error) return `not loaded (${noteNumber(notes, `${lib.label}: not loaded: ${lib.error}`)})`;
   const r = row.results[id];
   if (!r) return '—';
+  if (r.absent) return `— (${noteNumber(notes, `${lib?.label ?? id}: ${r.absent}`)})`;
   if (r.error) {
     notes.push(`${lib?.label ?? id}, ${row.workload}: ${r.error}`);
     return `error (${notes.length})`;

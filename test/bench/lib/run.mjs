@@ -17,6 +17,7 @@ export function parseArgs(script, argv = process.argv.slice(2)) {
 const ADAPTERS = {
   ours: ['ours.mjs', 'ours', '@core/backend-cpu'],
   'ours-sites-off': ['ours.mjs', 'oursSitesOff', '@core/backend-cpu'],
+  'ours-compiled': ['ours.mjs', 'oursCompiled', '@core/backend-cpu'],
   'tfjs-cpu': ['tfjs.mjs', 'tfjsCpu', '@tensorflow/tfjs-backend-cpu'],
   'tfjs-wasm': ['tfjs.mjs', 'tfjsWasm', '@tensorflow/tfjs-backend-wasm'],
   'jax-wasm': ['jax.mjs', 'jaxWasm', '@jax-js/jax'],
@@ -68,14 +69,21 @@ export async function runWorkloads(workloads, libraries, { budgetMs }) {
     const results = {};
     let reference = null;
     for (const lib of libraries) {
-      // A library without this workload (NumPy has no conv2d) leaves its cell empty.
-      if (lib.error || typeof lib[w.kind] !== 'function') continue;
+      if (lib.error) continue;
+      // A library without this workload (NumPy has no conv2d) leaves its cell empty, with the reason
+      // where the library (`lacks(kind)`) or the workload (`absent`) gives one.
+      if (typeof lib[w.kind] !== 'function') {
+        const reason = lib.lacks?.(w.kind) ?? w.absent;
+        if (reason) results[lib.id] = { absent: reason };
+        continue;
+      }
       let bench = null;
       // A pause first: worker threads of the library before (ours and jax-js spin a while before
       // sleeping) must not take cores from this one.
       await new Promise((resolve) => setTimeout(resolve, 100));
       try {
-        const options = { warmup: w.warmup ?? 1, budgetMs, ...w.measure };
+        // A library that traces its first runs (compile) sets how many of them are warm-up.
+        const options = { warmup: Math.max(w.warmup ?? 1, lib.minWarmup ?? 0), budgetMs, ...w.measure };
         bench = await lib[w.kind](data, { calls: w.calls, measure: options });
         const { ms, reps } = bench.measured ?? await measure(() => bench.run(w.calls), options);
         let out = await bench.output();
@@ -104,7 +112,7 @@ export async function runWorkloads(workloads, libraries, { budgetMs }) {
 export function librariesOf(libraries) {
   return libraries.map((l) => ({
     id: l.id, label: l.label, package: l.package, version: l.version ?? null, threads: l.threads ?? null,
-    completion: l.completion ?? null, notes: l.notes ?? [], ...(l.error ? { error: l.error } : {}),
+    completion: l.completion ?? null, notes: l.notes ?? [], ...(l.native ? { native: l.native } : {}), ...(l.error ? { error: l.error } : {}),
   }));
 }
 

@@ -3,8 +3,9 @@
 // ends by reading one element of the result (a one-element view, so no large copy is timed).
 import '@core/backend-cpu';
 import { F, nn } from '@core/nn';
-import { SGD } from '@core/optim';
-import { getBackend, noGrad, setCreationSiteTracking, tensor } from '@core/tensor';
+import { Adadelta, AdamW, SGD } from '@core/optim';
+import { compile, getBackend, setCreationSiteTracking, tensor } from '@core/tensor';
+import { GPT, loadWeights, Net } from '../programs.mjs';
 import { installedVersion } from '../version.mjs';
 
 const version = installedVersion('@core/backend-cpu');
@@ -29,6 +30,36 @@ function single(compute) {
   };
 }
 
+/**
+ * A training workload: each run is one step (zeroGrad, the loss of `inputs`, backward, the
+ * optimizer's step) and waits for the loss. The first two steps run in eval mode, so no dropout
+ * mask enters the two losses the check compares; training mode from the third. `wrap` makes the
+ * step function: eager (itself) or `compile`. compile() replays the steps of SGD, Adam and AdamW
+ * only; another optimizer (`stepInside: false`) steps after the compiled forward and backward.
+ */
+function training({ model, optimizer, lossOf, inputs, wrap, stepInside = true }) {
+  const step = wrap((...args) => {
+    optimizer.zeroGrad();
+    const loss = lossOf(...args);
+    loss.backward();
+    if (stepInside) optimizer.step();
+    return loss;
+  });
+  const losses = [];
+  model.eval();
+  return {
+    run: async () => {
+      if (losses.length === 2) model.train();
+      const loss = step(...inputs);
+      if (!stepInside) optimizer.step();
+      losses.push(await loss.item());
+    },
+    output: async () => Float32Array.from(losses.slice(0, 2)),
+  };
+}
+
+const eager = (fn) => fn;
+
 export const ours = {
   id: 'ours',
   label: 'ours',
@@ -51,6 +82,7 @@ export const ours = {
       this.notes.push('TypeScript kernels');
     }
     const native = getBackend('cpu').native;
+    this.native = native ?? null;
     if (native?.loaded) this.notes.push(`native ${native.gemm} GEMM for float32 matmuls on ${native.threads} threads; CPU features: ${native.features.join(' ')}`);
     else if (native) this.notes.push(`no native kernels (${native.reason})`);
   },
@@ -86,30 +118,37 @@ export const ours = {
     const ty = tensor(labels);
     return single(() => F.crossEntropy(tl, ty));
   },
-  mlp({ batch, sizes: [inF, hidden, outF], x, labels, w1, b1, w2, b2, lr }) {
+  mlp({ batch, sizes: [inF, hidden, outF], x, labels, w1, b1, w2, b2, lr }, { wrap = eager } = {}) {
     const model = new nn.Sequential(new nn.Linear(inF, hidden), new nn.ReLU(), new nn.Linear(hidden, outF));
     // The shared initial weights, in PyTorch's [out, in] layout.
-    noGrad(() => {
-      const [p1, q1, p2, q2] = [...model.parameters()]; // weight, bias of each Linear, in order
-      p1.copy_(from(w1, [hidden, inF]));
-      q1.copy_(tensor(b1));
-      p2.copy_(from(w2, [outF, hidden]));
-      q2.copy_(tensor(b2));
+    loadWeights(model, { '0.weight': w1, '0.bias': b1, '2.weight': w2, '2.bias': b2 });
+    return training({
+      model, wrap, optimizer: new SGD(model.parameters(), { lr }),
+      lossOf: (tx, ty) => F.crossEntropy(model.call(tx), ty),
+      inputs: [from(x, [batch, inF]), tensor(labels)],
     });
-    const optimizer = new SGD(model.parameters(), { lr });
-    const tx = from(x, [batch, inF]);
-    const ty = tensor(labels);
-    const losses = [];
-    return {
-      run: async () => {
-        const loss = F.crossEntropy(model.forward(tx), ty);
-        optimizer.zeroGrad();
-        loss.backward();
-        optimizer.step();
-        losses.push(await loss.item());
-      },
-      output: async () => Float32Array.from(losses.slice(0, 2)),
-    };
+  },
+  /** pytorch/examples mnist: Net, nll_loss of its log-probabilities, Adadelta. */
+  mnistNet({ batch, x, labels, weights, lr }, { wrap = eager } = {}) {
+    const model = new Net();
+    loadWeights(model, weights);
+    return training({
+      model, wrap, optimizer: new Adadelta(model.parameters(), { lr }), stepInside: false,
+      lossOf: (tx, ty) => F.nllLoss(model.call(tx), ty),
+      inputs: [from(x, [batch, 1, 28, 28]), tensor(labels)],
+    });
+  },
+  /** nanoGPT: GPT's loss on a batch of token windows, AdamW decaying the ≥2-D parameters only (configure_optimizers). */
+  gpt({ batch, config, idx, targets, weights, optimizer: { lr, betas, weightDecay } }, { wrap = eager } = {}) {
+    const model = new GPT(config);
+    loadWeights(model, weights);
+    const params = model.parameters();
+    const groups = [{ params: params.filter((p) => p.ndim >= 2), weightDecay }, { params: params.filter((p) => p.ndim < 2), weightDecay: 0 }];
+    return training({
+      model, wrap, optimizer: new AdamW(groups, { lr, betas }),
+      lossOf: (ti, tt) => model.call(ti, tt),
+      inputs: [from(idx, [batch, config.blockSize]), from(targets, [batch, config.blockSize])],
+    });
   },
 };
 
@@ -142,4 +181,28 @@ export const oursSitesOff = {
       },
     };
   }])),
+};
+
+/** The training steps the bench compiles; compile() is timed on these only. */
+const COMPILED_KINDS = ['mlp', 'mnistNet', 'gpt'];
+
+/**
+ * Ours with each training step run through `compile()` from @core/tensor: after the calls that
+ * trace it (call 1 eager, call 2 recorded; again after a guard changes, as when dropout turns on at
+ * step 3), a replay runs the recorded kernels without the JavaScript of the step. Its column
+ * against ours is compiled / eager.
+ */
+export const oursCompiled = {
+  ...Object.fromEntries(Object.entries(ours).filter(([, v]) => typeof v !== 'function')),
+  id: 'ours-compiled',
+  label: 'ours, compiled',
+  notes: [],
+  lacks: () => 'compile() is timed on the training steps only',
+  // The traces are warm-up: calls 1 and 2, and 3 and 4 again where dropout turns on at step 3.
+  minWarmup: 4,
+  async init() {
+    await ours.init.call(this);
+    this.notes.push('each training step is `compile(step)`; the other workloads are not run');
+  },
+  ...Object.fromEntries(COMPILED_KINDS.map((kind) => [kind, (data) => ours[kind](data, { wrap: compile })])),
 };

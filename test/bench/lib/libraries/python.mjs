@@ -35,7 +35,7 @@ function decode(output) {
 }
 
 /** A peer run by overhead_torch.py with `module` (torch or numpy), offering the workload `kinds`. */
-function pythonPeer({ id, label, module, kinds, threadsNote }) {
+function pythonPeer({ id, label, module, kinds, lacks, threadsNote }) {
   let child = null;
   let replies = null;
 
@@ -84,6 +84,7 @@ function pythonPeer({ id, label, module, kinds, threadsNote }) {
     threads: null,
     completion: `the call itself (${module} CPU ops return once computed); timed in Python by test/bench/overhead_torch.py`,
     notes: [],
+    lacks,
     async init() {
       const threads = availableParallelism();
       const failures = [];
@@ -108,7 +109,7 @@ export const torch = pythonPeer({
   id: 'torch',
   label: 'PyTorch',
   module: 'torch',
-  kinds: ['add', 'matmul', 'mulSumBackward', 'conv2d', 'softmaxCrossEntropy', 'mlp'],
+  kinds: ['add', 'matmul', 'mulSumBackward', 'conv2d', 'softmaxCrossEntropy', 'mlp', 'mnistNet', 'gpt'],
   threadsNote: (threads) => `torch.set_num_threads(${threads}), the threads ours and jax-js use here`,
 });
 
@@ -118,5 +119,6 @@ export const numpy = pythonPeer({
   label: 'NumPy',
   module: 'numpy',
   kinds: ['add', 'matmul', 'softmaxCrossEntropy'],
+  lacks: (kind) => (kind === 'conv2d' ? 'NumPy has no conv2d' : 'NumPy has no autograd'),
   threadsNote: (threads) => `BLAS threads ${threads} (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS), the threads ours and jax-js use here`,
 });
