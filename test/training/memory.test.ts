@@ -64,6 +64,19 @@ describe('memory without dispose() or yielding', () => {
     }
   });
 
+  it('a compile()d training step called 3,000 times without yielding stays flat: each replay allocates only the loss it returns', async () => {
+    const run = (await runLoop(['compiled-steps', '3000'])) as Run & { allocations: number[]; replays: number };
+    const { samples, allocations, replays } = run;
+    expect(samples).toHaveLength(3000);
+    expect(replays).toBe(2997); // call 1 creates SGD's momentum buffers, calls 2 and 3 are compared
+    // Eager calls allocate dozens of storages; each replay exactly one: the 0-dim float32 loss it returns.
+    expect(allocations.slice(0, 3).every((a) => a > 20)).toBe(true);
+    expect(new Set(allocations.slice(3))).toEqual(new Set([1]));
+    // The program's storages are reused by every replay: past step 10 the bytes can grow only by the
+    // dropped 4-byte losses the collector has not reached yet (12 KiB at most in all).
+    expect(max(samples)).toBeLessThanOrEqual(samples[9]! + (3000 - 10) * 4);
+  });
+
   it('where the engine cannot reclaim synchronously, a loop that never yields gets one warning that says what to do', async () => {
     const { stderr } = await runLoop(['sync-add', '1000'], { env: { CORE_SYNC_RECLAIM: '0' } });
     const warnings = stderr.split('\n').filter((l) => l.includes('waiting to be freed'));

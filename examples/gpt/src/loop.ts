@@ -7,7 +7,7 @@
 import { nn } from '@core/nn';
 import { AdamW, CosineAnnealingLR, LinearLR, SequentialLR } from '@core/optim';
 import {
-  ampConfig, autocast, Generator, GradScaler, int32, manualSeed, noGrad, randint, StabilityGuard, tensor,
+  ampConfig, autocast, compile, Generator, GradScaler, int32, manualSeed, noGrad, randint, StabilityGuard, tensor,
   type AmpMode, type AutocastOptions, type Device, type Tensor,
 } from '@core/tensor';
 import { yieldToEventLoop } from './event-loop.js';
@@ -42,6 +42,8 @@ export interface FitSettings {
   readonly evalInterval: number;
   /** Batches the validation loss is averaged over (the same batches every time). */
   readonly evalBatches: number;
+  /** Record the training step on its second call and replay it after (compile()): the same losses, less host work per step. */
+  readonly compile?: boolean;
 }
 
 /** A training run's settings but its device: the GPT's sizes, and how to train it. */
@@ -189,6 +191,22 @@ export async function fitLanguageModel<M extends nn.Module>(
     hooks.onEval?.(record);
   };
 
+  // One step's device work: forward, backward, clipping and the optimizer (which the scaler skips
+  // after Inf/NaN gradients). Compiled, it runs eagerly twice, then replays what it recorded; a new
+  // scaler (the guard changed the precision) needs a new one.
+  const makeStep = (stepScaler: GradScaler) => compile(async (x: Tensor, y: Tensor) => {
+    const loss = autocast(guard.autocastOptions, () => lm.loss(x, y));
+    optimizer.zeroGrad();
+    stepScaler.scale(loss).backward();
+    stepScaler.unscale_(optimizer); // clip the true gradients, not the scaled ones
+    nn.utils.clipGradNorm_(model.parameters(), config.gradClip);
+    await stepScaler.step(optimizer);
+    stepScaler.update();
+    return loss;
+  }, { mode: config.compile ? 'replay' : 'eager' }); // 'eager': a pass-through
+  let trainStep = makeStep(scaler);
+  if (config.compile) notice('compiled training step: recorded on its second call, replayed after (compile())');
+
   let skippedSteps = 0;
   let trainSeconds = 0;
   let sinceEval = 0;
@@ -199,20 +217,16 @@ export async function fitLanguageModel<M extends nn.Module>(
     const { x: xb, y: yb } = getBatch(data.train, config.batchSize, lm.blockSize, batches);
     const x = xb.to(dev, { nonBlocking: true });
     const y = yb.to(dev, { nonBlocking: true });
-    const forward = () => lm.loss(x, y);
-    const loss = autocast(guard.autocastOptions, forward);
-    optimizer.zeroGrad();
-    scaler.scale(loss).backward();
-    scaler.unscale_(optimizer); // clip the true gradients, not the scaled ones
-    nn.utils.clipGradNorm_(model.parameters(), config.gradClip);
     const scaleBefore = scaler.getScale();
-    await scaler.step(optimizer);
-    scaler.update();
-    scheduler.step();
+    const loss = await trainStep(x, y);
+    scheduler.step(); // a compiled step's replay reads the new lr
     const skipped = scaler.isEnabled() && scaler.getScale() < scaleBefore; // the scale backs off only after Inf/NaN grads
     const value = await loss.item();
     if (skipped) skippedSteps++;
-    if (guard.observe(value, { skipped, rerun: forward })?.to) scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
+    if (guard.observe(value, { skipped, rerun: () => lm.loss(x, y) })?.to) {
+      scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
+      trainStep = makeStep(scaler);
+    }
     stepLosses.push(value);
     trainSeconds += (performance.now() - started) / 1000;
     sinceEval++;
@@ -225,6 +239,7 @@ export async function fitLanguageModel<M extends nn.Module>(
     if (stopping) break;
     await yieldToEventLoop();
   }
+  if (config.compile) notice(`compiled training step: ${trainStep.explain().replays} of ${trainStep.explain().calls} calls replayed`);
   model.eval();
   return { model, device: dev, stepLosses, evals, trainSeconds, amp: guard.config.mode, skippedSteps, notices };
 }

@@ -27,6 +27,7 @@ const FLAGS: readonly FlagSpec[] = [
   ['temperature', '0.8', 'X', 'below 1: likelier characters, above 1: more varied ones'],
   ['top-k', '20', 'N', 'sample from the k likeliest characters only'],
   ['out', 'out', 'DIR', 'where the chart, log and checkpoint go'],
+  ['compile', 'off', '', 'record the training step once, then replay it'],
 ];
 
 const INTRO = [
@@ -35,8 +36,11 @@ const INTRO = [
 ];
 
 async function main(): Promise<void> {
-  const flag = parseFlags(process.argv.slice(2), FLAGS, INTRO);
+  // --compile is a switch: taken out before parseFlags, whose flags all take a value (its entry there is the help line).
+  const argv = process.argv.slice(2);
+  const flag = parseFlags(argv.filter((a) => a !== '--compile'), FLAGS, INTRO);
   if (flag === null) return;
+  if (flag.compile !== 'off') throw new Error(`--compile takes no value, got '${flag.compile}'`);
   const dropout = Number(flag.dropout);
   if (!(dropout >= 0 && dropout < 1)) throw new Error(`--dropout must be a number in [0, 1), got '${flag.dropout}'`);
   const lr = positive('lr', flag.lr, false);
@@ -62,6 +66,7 @@ async function main(): Promise<void> {
     gradClip: 1,
     evalInterval: positive('eval-interval', flag['eval-interval'], true),
     evalBatches: 8,
+    compile: argv.includes('--compile'),
   };
   const sampling = {
     maxNewTokens: positive('tokens', flag.tokens, true),

@@ -52,4 +52,21 @@ describe('the gpt command line', () => {
     expect(log.evals.map((e) => e.step)).toEqual([0, 3, 6]);
     expect((await loadModel(join(out, 'gpt.safetensors'))).model.config).toMatchObject({ nLayer: 1, nEmbd: 16, blockSize: 16, vocabSize: 89 });
   });
+
+  it('--compile says the step is compiled and logs the losses the eager run logs, bit for bit; it takes no value', async () => {
+    const args = ['--device', 'cpu', '--steps', '6', '--layers', '1', '--heads', '2', '--embd', '16', '--block-size', '16', '--batch-size', '4', '--eval-interval', '3', '--tokens', '8'];
+    const losses = async (...extra: string[]) => {
+      const out = await mkdtemp(join(tmpdir(), 'gpt-cli-'));
+      dirs.push(out);
+      const { stderr } = await run(...args, '--out', out, ...extra);
+      const log = JSON.parse(await readFile(join(out, 'log.json'), 'utf8')) as { stepLosses: number[] };
+      return { stderr, stepLosses: log.stepLosses };
+    };
+    const eager = await losses();
+    const compiled = await losses('--compile');
+    expect(compiled.stepLosses).toEqual(eager.stepLosses);
+    expect(compiled.stderr).toContain('note: compiled training step: 3 of 6 calls replayed');
+    expect(eager.stderr).not.toContain('compiled');
+    await expect(run('--compile=on')).rejects.toThrow(/--compile takes no value, got 'on'/);
+  });
 });

@@ -68,6 +68,15 @@ describe("the training loop (nanoGPT's train.py)", () => {
     expect(model.training).toBe(true);
   });
 
+  it('--compile replays the training step (clipping, scheduled lr, dropout) with the same losses, bit for bit', async () => {
+    const run = { ...tinyRun, steps: 10, evalInterval: 5, model: { ...tinyRun.model, dropout: 0.1 } };
+    const eager = await train(run, data);
+    const compiled = await train({ ...run, compile: true }, data);
+    expect(compiled.stepLosses).toEqual(eager.stepLosses);
+    expect(compiled.evals).toEqual(eager.evals);
+    expect(compiled.notices.join('\n')).toContain('compiled training step: 7 of 10 calls replayed');
+  });
+
   it('explains an unavailable --device', async () => {
     await expect(train({ ...tinyRun, device: 'cuda' }, data)).rejects.toThrow(/--device cuda: cuda is unavailable/);
   });

@@ -18,6 +18,7 @@ const HELP = `train-mnist: trains a classifier on 8,000 real MNIST digits and te
   --train-limit N                    train on the first N of the 8,000 digits only (quick runs)
   --out DIR                          where the chart, log and checkpoint go        [out]
   --resume PATH                      continue from a checkpoint (PATH.safetensors; the extension may be given)
+  --compile                          record the training step once, then replay it (compile())
 
 A checkpoint (DIR/checkpoint.safetensors) is written after every epoch, replacing the previous one
 atomically: a crash while it is written leaves the previous one whole.
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
       'train-limit': { type: 'string' },
       out: { type: 'string', default: 'out' },
       resume: { type: 'string' },
+      compile: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
     checkpoint: join(outDir, 'checkpoint'),
     ...(values['train-limit'] ? { trainLimit: positive('train-limit', values['train-limit'], true) } : {}),
     ...(values.resume ? { resume: values.resume } : {}),
+    compile: values.compile!,
   };
 
   const progress = new Progress();

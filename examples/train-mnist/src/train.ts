@@ -8,7 +8,7 @@ import { F } from '@core/nn';
 import { AdamW } from '@core/optim';
 import { chooseDevice } from '@core/example-common';
 import {
-  ampConfig, autocast, getBackend, Generator, GradScaler, manualSeed, memoryStats, noGrad, StabilityGuard,
+  ampConfig, autocast, compile, getBackend, Generator, GradScaler, manualSeed, memoryStats, noGrad, StabilityGuard,
   type AmpMode, type AutocastOptions, type Device, type Tensor,
 } from '@core/tensor';
 import { readCheckpoint, saveCheckpoint } from './checkpoint.js';
@@ -33,6 +33,8 @@ export interface TrainConfig {
   readonly resume?: string;
   /** Stop after this many epochs in this run (the rest can be resumed). */
   readonly stopAfterEpochs?: number;
+  /** Record the training step on its second call and replay it after (compile()): the same losses, less host work per step. */
+  readonly compile?: boolean;
 }
 
 export interface EpochRecord {
@@ -111,6 +113,7 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data?: 
   });
 
   notice(amp.reason);
+  if (config.compile) notice('compiled training step: recorded on its second call, replayed after (compile())');
   const guard = new StabilityGuard(dev, amp, { log: notice });
   let scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
 
@@ -126,6 +129,19 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data?: 
     notice(`resumed from ${resumed.file} after epoch ${startEpoch} (step ${step})`);
   }
 
+  // One step's device work: forward, backward and the optimizer (which the scaler skips after Inf/NaN
+  // gradients). Compiled, it runs eagerly twice, then replays what it recorded; a new scaler (the
+  // guard changed the precision) needs a new one.
+  const makeStep = (stepScaler: GradScaler) => compile(async (x: Tensor, y: Tensor) => {
+    const loss = autocast(guard.autocastOptions, () => F.crossEntropy(model.forward(x), y));
+    optimizer.zeroGrad();
+    stepScaler.scale(loss).backward();
+    await stepScaler.step(optimizer);
+    stepScaler.update();
+    return loss;
+  }, { mode: config.compile ? 'replay' : 'eager' }); // 'eager': a pass-through
+  let trainStep = makeStep(scaler);
+
   const lastEpoch = Math.min(config.epochs, startEpoch + (config.stopAfterEpochs ?? Infinity));
   for (let epoch = startEpoch; epoch < lastEpoch; epoch++) {
     model.train();
@@ -138,19 +154,15 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data?: 
     for await (const [xb, yb] of loader) {
       const x = xb.to(dev, { nonBlocking: true });
       const y = yb.to(dev, { nonBlocking: true });
-      const forward = () => F.crossEntropy(model.forward(x), y);
-      const loss = autocast(guard.autocastOptions, forward);
-      optimizer.zeroGrad();
-      scaler.scale(loss).backward();
       const scaleBefore = scaler.getScale();
-      await scaler.step(optimizer);
-      scaler.update();
+      const loss = await trainStep(x, y);
       const skipped = scaler.isEnabled() && scaler.getScale() < scaleBefore; // the scale backs off only after Inf/NaN grads
 
       const value = await loss.item();
       if (skipped) skippedSteps++;
-      if (guard.observe(value, { skipped, rerun: forward })?.to) {
+      if (guard.observe(value, { skipped, rerun: () => F.crossEntropy(model.forward(x), y) })?.to) {
         scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
+        trainStep = makeStep(scaler);
       }
       peakBytes = Math.max(peakBytes, memoryStats(dev).allocatedBytes);
       stepLosses.push(value);
@@ -172,5 +184,6 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data?: 
       await saveCheckpoint(config.checkpoint, { ...objects, scaler }, { epoch: epoch + 1, step, amp: guard.config.mode, stepLosses, epochs });
     }
   }
+  if (config.compile) notice(`compiled training step: ${trainStep.explain().replays} of ${trainStep.explain().calls} calls replayed`);
   return { device: dev.toString(), stepLosses, epochs, notices };
 }

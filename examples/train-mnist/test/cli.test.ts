@@ -10,6 +10,7 @@ describe('the train-mnist command line', () => {
   it('takes its flags after a leading `--`, as `pnpm demo -- --help` passes them', () => {
     const out = execFileSync(process.execPath, [MAIN, '--', '--help'], { encoding: 'utf8' });
     expect(out).toContain('--device auto|cpu|webgpu|cuda');
+    expect(out).toContain('--compile ');
   });
 
   it('still refuses a stray positional argument', () => {

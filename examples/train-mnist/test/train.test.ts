@@ -72,6 +72,20 @@ describe('the training loop', () => {
     expect(resumed.stepLosses).toEqual(whole.stepLosses);
   });
 
+  it('--compile replays the training step with the same losses and test accuracy, bit for bit, for both models and with fp16', async () => {
+    // 320 digits in batches of 48: six full batches and one of 32 per epoch, so the last batch traces a second program.
+    for (const [model, amp] of [['mlp', 'off'], ['cnn', 'off'], ['mlp', 'fp16']] as const) {
+      const config = { ...small, model, amp, batchSize: 48 };
+      const eager = await train(config, {}, data);
+      const compiled = await train({ ...config, compile: true }, {}, data);
+      expect(compiled.stepLosses).toEqual(eager.stepLosses);
+      expect(compiled.epochs.map((e) => e.testAccuracy)).toEqual(eager.epochs.map((e) => e.testAccuracy));
+      expect(compiled.notices.join('\n')).toContain('compiled training step: recorded on its second call');
+      // 14 calls: 1–3 trace the full batches (AdamW's state is made on call 1), 7 traces the last batch, and so does 14 (its second call).
+      expect(compiled.notices.join('\n')).toContain('compiled training step: 9 of 14 calls replayed');
+    }
+  });
+
   it('explains an unavailable --device', async () => {
     await expect(train({ ...small, device: 'cuda' }, {}, data)).rejects.toThrow(/--device cuda: cuda is unavailable \((no NVIDIA driver|driver too old|no device|the native addon)/);
   });

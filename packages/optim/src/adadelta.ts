@@ -1,6 +1,6 @@
 // Adadelta (PyTorch's torch.optim.Adadelta): steps scaled by the ratio of two running RMS values,
 // of past updates and of past gradients.
-import { type Tensor, ValueError, zerosLike } from '@core/tensor';
+import { compileScalars, type Tensor, ValueError, zerosLike } from '@core/tensor';
 import { flag, nonNegative } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
 import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
@@ -43,6 +43,7 @@ const ADADELTA_STATE: StateFields = { step: count(), squareAvg: likeParam(), acc
  * `Δ = √(u + eps)/√(v + eps)·g`, `u = ρ·u + (1−ρ)·Δ²`, `p −= lr·Δ`.
  */
 export class Adadelta extends FirstOrderOptimizer<AdadeltaOptions, AdadeltaState> {
+  protected override readonly replaysCompiled = true;
   /**
    * PyTorch's `Adadelta(params, lr, rho, eps, weight_decay, foreach, *, maximize)`: the
    * hyperparameters up to `weightDecay` by position in that order, or by name in a trailing options object.
@@ -64,10 +65,16 @@ export class Adadelta extends FirstOrderOptimizer<AdadeltaOptions, AdadeltaState
   }
 
   protected updateGroup(group: ParamGroup<AdadeltaOptions>, items: readonly ParamWithGrad[]): void {
+    // In a compiled step a replay reads lr anew; the other options are guards.
+    this.guardCompiledOptions(group);
+    compileScalars([{ value: -group.lr, compute: () => -group.lr }], () => this.updateParams(group, items));
+  }
+
+  private updateParams(group: ParamGroup<AdadeltaOptions>, items: readonly ParamWithGrad[]): void {
     const { lr, rho, eps, weightDecay, maximize } = group;
     for (const { param, grad } of items) {
       const s = this.stateFor(param, () => ({ step: 0, squareAvg: zerosLike(param), accDelta: zerosLike(param) }));
-      s.step += 1;
+      this.countStep(s);
       const round = (t: Tensor) => roundTo(t, param.dtype);
       const g = gradWithDecay(param, grad, weightDecay, maximize);
       const { squareAvg: v, accDelta: u } = s;

@@ -1,6 +1,6 @@
 // Adagrad (PyTorch's torch.optim.Adagrad): divide the gradient by the root of the running sum of
 // squared gradients, with a learning rate that decays by step.
-import { fullLike, type Tensor } from '@core/tensor';
+import { compileScalars, fullLike, type Tensor } from '@core/tensor';
 import { flag, nonNegative } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
 import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamGroupInput, type ParamsInput } from './param-groups.js';
@@ -44,6 +44,7 @@ const ADAGRAD_STATE: StateFields = { step: count(), sum: likeParam() };
  * parameter exists from the start (`sum` filled with `initialAccumulatorValue`).
  */
 export class Adagrad extends FirstOrderOptimizer<AdagradOptions, AdagradState> {
+  protected override readonly replaysCompiled = true;
   /**
    * PyTorch's `Adagrad(params, lr, lr_decay, weight_decay, initial_accumulator_value, eps, foreach, *, maximize)`:
    * the hyperparameters up to `eps` by position in that order, or by name in a trailing options object.
@@ -76,20 +77,28 @@ export class Adagrad extends FirstOrderOptimizer<AdagradOptions, AdagradState> {
   }
 
   protected updateGroup(group: ParamGroup<AdagradOptions>, items: readonly ParamWithGrad[]): void {
-    const { lr, lrDecay, weightDecay, eps, maximize } = group;
+    const { weightDecay, eps, maximize } = group;
+    // In a compiled step a replay recomputes the decayed lr from lr and the next step count; the other options are guards.
+    this.guardCompiledOptions(group);
     for (const { param, grad } of items) {
       // A state dict saved without this parameter's state leaves none: start it as the constructor does.
       const s = this.stateFor(param, () => this.initialState(param, group));
-      s.step += 1;
-      const clr = lr / (1 + (s.step - 1) * lrDecay);
-      const g = gradWithDecay(param, grad, weightDecay, maximize);
-      s.sum.copy_(up(s.sum).add(g.mul(g)));
-      const std = roundTo(roundTo(up(s.sum).sqrt(), param.dtype).add(eps), param.dtype);
-      param.copy_(up(param).add(g.mul(-clr).div(std)));
+      const clr = decayedLr(group, this.countStep(s));
+      compileScalars([{ value: -clr, compute: () => -decayedLr(group, s.step + 1) }], () => {
+        const g = gradWithDecay(param, grad, weightDecay, maximize);
+        s.sum.copy_(up(s.sum).add(g.mul(g)));
+        const std = roundTo(roundTo(up(s.sum).sqrt(), param.dtype).add(eps), param.dtype);
+        param.copy_(up(param).add(g.mul(-clr).div(std)));
+      });
     }
   }
 
   private initialState(param: Tensor, group: AdagradOptions): AdagradState {
     return { step: 0, sum: fullLike(param, group.initialAccumulatorValue) };
   }
+}
+
+/** Step t's learning rate: `lr / (1 + (t − 1)·lrDecay)`. */
+function decayedLr(group: AdagradOptions, step: number): number {
+  return group.lr / (1 + (step - 1) * group.lrDecay);
 }

@@ -1,7 +1,7 @@
 // Adam (OPT-7, OPT-8) and AdamW (OPT-9): one update, with weight decay either added to the
 // gradient (Adam) or applied to the parameter before the moments (AdamW, decoupled).
 import {
-  type AdamSpec, compileDynamicArg, compileGuard, compileHostEffect, compileScalars, fusedAdamStep, type Tensor, zerosLike,
+  type AdamSpec, compileDynamicArg, compileGuard, compileScalars, fusedAdamStep, type Tensor, zerosLike,
 } from '@core/tensor';
 import { checkAdamFamily, flag } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
@@ -83,12 +83,8 @@ export class Adam extends FirstOrderOptimizer<AdamOptions, AdamState> {
     compileGuard('Adam options', () => [group.amsgrad, group.maximize, group.weightDecay !== 0]);
     for (const { param, grad } of items) {
       const s = this.stateOf(param, amsgrad);
-      s.step += 1;
-      const spec = adamSpec(group, s.step, decoupled);
+      const spec = adamSpec(group, this.countStep(s), decoupled);
       compileDynamicArg(spec, () => adamSpec(group, s.step + 1, decoupled));
-      compileHostEffect(() => {
-        s.step += 1;
-      });
       // The backend's fused kernel when it has one (one pass, no temporaries), else the same update
       // op by op below (its per-step scalars recomputed by a replay too).
       if (fusedAdamStep({ param, grad, expAvg: s.expAvg, expAvgSq: s.expAvgSq, maxExpAvgSq: amsgrad ? s.maxExpAvgSq : undefined }, spec)) continue;

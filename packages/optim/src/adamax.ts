@@ -1,5 +1,5 @@
 // Adamax (PyTorch's torch.optim.Adamax): Adam with the infinity norm in place of the second moment.
-import { type Tensor, zerosLike } from '@core/tensor';
+import { compileScalars, type Tensor, zerosLike } from '@core/tensor';
 import { checkAdamFamily, flag } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
 import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
@@ -42,6 +42,7 @@ const ADAMAX_STATE: StateFields = { step: count(), expAvg: likeParam(), expInf: 
  * `p −= lr/(1 − β1^t)·m/u`.
  */
 export class Adamax extends FirstOrderOptimizer<AdamaxOptions, AdamaxState> {
+  protected override readonly replaysCompiled = true;
   /**
    * PyTorch's `Adamax(params, lr, betas, eps, weight_decay, foreach, *, maximize)`: the
    * hyperparameters up to `weightDecay` by position in that order, or by name in a trailing options object.
@@ -60,17 +61,25 @@ export class Adamax extends FirstOrderOptimizer<AdamaxOptions, AdamaxState> {
   }
 
   protected updateGroup(group: ParamGroup<AdamaxOptions>, items: readonly ParamWithGrad[]): void {
-    const { lr, betas: [beta1, beta2], eps, weightDecay, maximize } = group;
+    const { betas: [beta1, beta2], eps, weightDecay, maximize } = group;
+    // In a compiled step a replay recomputes the bias-corrected lr from lr and the next step count; the other options are guards.
+    this.guardCompiledOptions(group);
     for (const { param, grad } of items) {
       const s = this.stateFor(param, () => ({ step: 0, expAvg: zerosLike(param), expInf: zerosLike(param) }));
-      s.step += 1;
-      const g = gradWithDecay(param, grad, weightDecay, maximize);
-      const { expAvg: m, expInf: u } = s;
-      runningAverage_(m, g, beta1);
-      u.copy_(up(u).mul(beta2));
-      u.copy_(up(u).maximum(roundTo(g.abs().add(eps), grad.dtype)));
-      const clr = lr / (1 - beta1 ** s.step);
-      param.copy_(up(param).add(up(m).mul(-clr).div(up(u))));
+      const clr = correctedLr(group, this.countStep(s));
+      compileScalars([{ value: -clr, compute: () => -correctedLr(group, s.step + 1) }], () => {
+        const g = gradWithDecay(param, grad, weightDecay, maximize);
+        const { expAvg: m, expInf: u } = s;
+        runningAverage_(m, g, beta1);
+        u.copy_(up(u).mul(beta2));
+        u.copy_(up(u).maximum(roundTo(g.abs().add(eps), grad.dtype)));
+        param.copy_(up(param).add(up(m).mul(-clr).div(up(u))));
+      });
     }
   }
+}
+
+/** Step t's learning rate over the first moment's bias correction: `lr / (1 − β1^t)`. */
+function correctedLr(group: AdamaxOptions, step: number): number {
+  return group.lr / (1 - group.betas[0] ** step);
 }

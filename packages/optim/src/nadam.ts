@@ -1,10 +1,10 @@
 // NAdam (PyTorch's torch.optim.NAdam): Adam with Nesterov momentum and a momentum schedule
 // μ_t = β1·(1 − ½·0.96^(t·ψ)).
-import { type Tensor, zerosLike } from '@core/tensor';
+import { compileHostEffect, compileScalars, type Tensor, zerosLike } from '@core/tensor';
 import { checkAdamFamily, nonNegative } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
 import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
-import { gradWithDecay, roundTo, runningAverage_, runningSquareAverage_, up } from './opmath.js';
+import { roundTo, up, updateMoments_ } from './opmath.js';
 import { count, likeParam, numberField, type StateFields } from './state-fields.js';
 
 /** NAdam's hyperparameters (PyTorch 1.13's, in camelCase: no maximize). */
@@ -53,6 +53,7 @@ const NADAM_STATE: StateFields = {
  * twice, a slip fixed in PyTorch 2.0.
  */
 export class NAdam extends FirstOrderOptimizer<NAdamOptions, NAdamState> {
+  protected override readonly replaysCompiled = true;
   /**
    * PyTorch's `NAdam(params, lr, betas, eps, weight_decay, momentum_decay, foreach)`: the
    * hyperparameters up to `momentumDecay` by position in that order, or by name in a trailing options object.
@@ -74,23 +75,48 @@ export class NAdam extends FirstOrderOptimizer<NAdamOptions, NAdamState> {
   }
 
   protected updateGroup(group: ParamGroup<NAdamOptions>, items: readonly ParamWithGrad[]): void {
-    const { lr, betas: [beta1, beta2], eps, weightDecay, momentumDecay } = group;
+    const { eps, weightDecay } = group;
+    // In a compiled step a replay recomputes the step's scalars from lr, the next step count and
+    // the momentum product, which it advances as eager does; the other options are guards.
+    this.guardCompiledOptions(group);
     for (const { param, grad } of items) {
       const s = this.stateFor(param, () => ({ step: 0, muProduct: 1, expAvg: zerosLike(param), expAvgSq: zerosLike(param) }));
-      s.step += 1;
-      const t = s.step;
-      const mu = beta1 * (1 - 0.5 * 0.96 ** (t * momentumDecay));
-      const muNext = beta1 * (1 - 0.5 * 0.96 ** ((t + 1) * momentumDecay));
-      s.muProduct *= mu;
-      const muProductNext = s.muProduct * muNext;
-      const g = gradWithDecay(param, grad, weightDecay, false);
-      const { expAvg: m, expAvgSq: v } = s;
-      runningAverage_(m, g, beta1);
-      runningSquareAverage_(v, g, beta2);
-      const round = (x: Tensor) => roundTo(x, param.dtype);
-      const denom = round(round(round(up(v).div(1 - beta2 ** t)).sqrt()).add(eps));
-      param.copy_(up(param).add(g.mul((-lr * (1 - mu)) / (1 - s.muProduct)).div(denom)));
-      param.copy_(up(param).add(up(m).mul((-lr * muNext) / (1 - muProductNext)).div(denom)));
+      const k = nadamScalars(group, this.countStep(s), s.muProduct);
+      s.muProduct = k.muProduct;
+      compileHostEffect(() => {
+        s.muProduct = nadamScalars(group, s.step, s.muProduct).muProduct; // after the step count's effect
+      });
+      const next = () => nadamScalars(group, s.step + 1, s.muProduct);
+      compileScalars([
+        { value: k.biasCorrection2, compute: () => next().biasCorrection2 },
+        { value: k.gradStep, compute: () => next().gradStep },
+        { value: k.momentumStep, compute: () => next().momentumStep },
+      ], () => {
+        const { expAvg: m, expAvgSq: v } = s;
+        const g = updateMoments_(param, grad, m, v, group.betas, weightDecay);
+        const round = (x: Tensor) => roundTo(x, param.dtype);
+        const denom = round(round(round(up(v).div(k.biasCorrection2)).sqrt()).add(eps));
+        param.copy_(up(param).add(g.mul(k.gradStep).div(denom)));
+        param.copy_(up(param).add(up(m).mul(k.momentumStep).div(denom)));
+      });
     }
   }
+}
+
+/**
+ * Step t's host scalars (f64, as PyTorch's): the momentum coefficients μ_t and μ_{t+1}, the product
+ * of μ up to t (from `muProduct`, the product up to t − 1), and the coefficients of the gradient
+ * and momentum terms.
+ */
+function nadamScalars(group: NAdamOptions, t: number, muProduct: number) {
+  const { lr, betas: [beta1, beta2], momentumDecay } = group;
+  const mu = beta1 * (1 - 0.5 * 0.96 ** (t * momentumDecay));
+  const muNext = beta1 * (1 - 0.5 * 0.96 ** ((t + 1) * momentumDecay));
+  const product = muProduct * mu;
+  return {
+    muProduct: product,
+    biasCorrection2: 1 - beta2 ** t,
+    gradStep: (-lr * (1 - mu)) / (1 - product),
+    momentumStep: (-lr * muNext) / (1 - product * muNext),
+  };
 }

@@ -38,6 +38,17 @@ export function runningAverage_(avg: Tensor, x: Tensor, beta: number): void {
   avg.copy_(up(avg).add(x, 1 - beta));
 }
 
+/**
+ * The gradient with L2 decay (upcast), after updating the running averages of it (`m`, by β1) and
+ * of its square (`v`, by β2) with it: the first half of an Adam-style update.
+ */
+export function updateMoments_(param: Tensor, grad: Tensor, m: Tensor, v: Tensor, [beta1, beta2]: readonly [number, number], weightDecay: number): Tensor {
+  const g = gradWithDecay(param, grad, weightDecay, false);
+  runningAverage_(m, g, beta1);
+  runningSquareAverage_(v, g, beta2);
+  return g;
+}
+
 /** PyTorch's `avg.mul_(beta).addcmul_(x, x, value=1 − beta)`: a running average of squares. */
 export function runningSquareAverage_(avg: Tensor, x: Tensor, beta: number): void {
   avg.copy_(up(avg).mul(beta));

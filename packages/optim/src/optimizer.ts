@@ -1,6 +1,6 @@
 // The optimizer base (parameter groups, per-parameter state, zeroGrad, state dicts) and the base of
 // the optimizers that update each group from its gradients (step's checks).
-import { compileUnsupported, DeviceMismatchError, enableGrad, freeingTemporaries, noGrad, ShapeError, Tensor, ValueError, withCreationSite } from '@core/tensor';
+import { compileGuard, compileHostEffect, compileUnsupported, DeviceMismatchError, enableGrad, freeingTemporaries, noGrad, ShapeError, Tensor, ValueError, withCreationSite } from '@core/tensor';
 import {
   copyOption, groupInputs, groupParams, SCHEDULER_GROUP_FIELDS, withDefaults, type ParamGroup, type ParamGroupInput, type ParamsInput,
 } from './param-groups.js';
@@ -255,8 +255,28 @@ export abstract class Optimizer<O extends object, S extends object = ParamState>
  * model within a step. Subclasses supply the update of one group.
  */
 export abstract class FirstOrderOptimizer<O extends object, S extends object = ParamState> extends Optimizer<O, S> {
-  /** Whether `updateGroup` registers what a compiled replay must recompute (compile()); others break a capture. */
+  /**
+   * Whether `updateGroup` registers what a compiled replay must recompute (compile(): its per-step
+   * scalars with `compileScalars`, its host state with `compileHostEffect`, the rest with
+   * `compileGuard`); a subclass that does not breaks a capture.
+   */
   protected readonly replaysCompiled: boolean = false;
+
+  /**
+   * In a compiled step: every option of `group` but lr is baked into the recorded kernels, so a
+   * replay first checks that they are unchanged (a change traces again). lr a replay reads anew.
+   */
+  protected guardCompiledOptions(group: ParamGroup<O>): void {
+    compileGuard(`${this.constructor.name} options`, () => Object.entries(group).filter(([key]) => key !== 'params' && key !== 'lr'));
+  }
+
+  /** `state.step += 1`, returning the new count; a compiled step's replay advances it too, as eager does. */
+  protected countStep(state: { step: number }): number {
+    compileHostEffect(() => {
+      state.step += 1;
+    });
+    return (state.step += 1);
+  }
 
   /** Update one group's parameters in place. Runs under noGrad; `items` are already checked. */
   protected abstract updateGroup(group: ParamGroup<O>, items: readonly ParamWithGrad[]): void;
@@ -272,8 +292,8 @@ export abstract class FirstOrderOptimizer<O extends object, S extends object = P
     if (!this.replaysCompiled) {
       compileUnsupported(
         `${this.constructor.name}.step() ran`,
-        `${this.constructor.name} does not yet tell a replay which of its per-step values change (lr, step counts), so a replay would reuse the captured ones; ` +
-          'call step() outside the compiled function, or use SGD, Adam or AdamW inside it',
+        `${this.constructor.name} does not tell a replay which of its per-step values change (lr, step counts), so a replay would reuse the captured ones; ` +
+          'call step() outside the compiled function, or have its update register them (compileScalars, compileHostEffect, compileGuard) and set replaysCompiled',
       );
     }
     const loss = closure === undefined ? undefined : enableGrad(closure);

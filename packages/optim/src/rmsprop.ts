@@ -1,6 +1,6 @@
 // RMSprop (PyTorch's torch.optim.RMSprop): divide the gradient by a running RMS of past gradients,
 // optionally centered (minus the squared running mean) and with momentum.
-import { type Tensor, zerosLike } from '@core/tensor';
+import { compileScalars, type Tensor, zerosLike } from '@core/tensor';
 import { flag, nonNegative } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
 import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
@@ -50,6 +50,7 @@ const RMSPROP_STATE: StateFields = { step: count(), squareAvg: likeParam(), mome
  * through a buffer `b = μ·b + g/(√ṽ + eps)` and `p −= lr·b`.
  */
 export class RMSprop extends FirstOrderOptimizer<RMSpropOptions, RMSpropState> {
+  protected override readonly replaysCompiled = true;
   /**
    * PyTorch's `RMSprop(params, lr, alpha, eps, weight_decay, momentum, centered, foreach, maximize)`:
    * the hyperparameters up to `centered` by position in that order, or by name in a trailing
@@ -78,10 +79,16 @@ export class RMSprop extends FirstOrderOptimizer<RMSpropOptions, RMSpropState> {
   }
 
   protected updateGroup(group: ParamGroup<RMSpropOptions>, items: readonly ParamWithGrad[]): void {
+    // In a compiled step a replay reads lr anew; the other options are guards.
+    this.guardCompiledOptions(group);
+    compileScalars([{ value: -group.lr, compute: () => -group.lr }], () => this.updateParams(group, items));
+  }
+
+  private updateParams(group: ParamGroup<RMSpropOptions>, items: readonly ParamWithGrad[]): void {
     const { lr, alpha, eps, weightDecay, momentum, centered, maximize } = group;
     for (const { param, grad } of items) {
       const s = this.stateFor(param, () => ({ step: 0, squareAvg: zerosLike(param) }));
-      s.step += 1;
+      this.countStep(s);
       const dtype = param.dtype;
       const g = gradWithDecay(param, grad, weightDecay, maximize);
       const sq = s.squareAvg;

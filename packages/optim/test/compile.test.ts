@@ -8,7 +8,9 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   autocast, bfloat16, compile, CompileError, DeviceMismatchError, getBackend, GradScaler, manualSeed, rand, randn, tensor, type Tensor,
 } from '@core/tensor';
-import { AdamW, RMSprop, SGD, StepLR } from '../src/index.js';
+import {
+  Adadelta, Adagrad, Adamax, AdamW, FirstOrderOptimizer, LBFGS, NAdam, RAdam, RMSprop, SGD, StepLR, type ParamGroup, type ParamWithGrad,
+} from '../src/index.js';
 
 interface Mlp { params: Tensor[]; forward(x: Tensor): Tensor }
 
@@ -121,6 +123,63 @@ describe('compile: replayed training steps match eager bit for bit', () => {
   });
 });
 
+describe('compile: every first-order optimizer replays bit for bit with eager', () => {
+  type Stepper = { zeroGrad(): void; step(): unknown; state: Map<Tensor, { step: number; muProduct?: number }> };
+  const cases: [string, (params: Tensor[]) => Stepper][] = [
+    ['RMSprop', (p) => new RMSprop(p, { lr: 0.01 })],
+    ['RMSprop centered, momentum, weight decay', (p) => new RMSprop(p, { lr: 0.01, momentum: 0.9, centered: true, weightDecay: 0.01 })],
+    ['Adagrad with lrDecay', (p) => new Adagrad(p, { lr: 0.1, lrDecay: 0.01, initialAccumulatorValue: 0.1 })],
+    ['Adadelta (default lr 1: the replayed scalar is -1)', (p) => new Adadelta(p, { weightDecay: 0.01 })],
+    ['Adamax', (p) => new Adamax(p, { lr: 0.01 })],
+    ['NAdam', (p) => new NAdam(p, { lr: 0.01, weightDecay: 0.01 })],
+    ['RAdam (rectified from step 6 on)', (p) => new RAdam(p, { lr: 0.01 })],
+  ];
+
+  it.each(cases)('%s + StepLR halving lr every 5 steps: the same loss and parameter bits over 20 steps, and the same state', async (_, makeOpt) => {
+    let opt: Stepper | undefined;
+    let sched: StepLR | undefined;
+    const make = (m: Mlp) => {
+      opt = makeOpt(m.params);
+      sched = new StepLR(opt as never, { stepSize: 5, gamma: 0.5 });
+      return trainStep(m, opt);
+    };
+    const data = batches(20);
+    const eager = await run(make, false, data, () => sched!.step());
+    const eagerState = [...opt!.state.values()].map((s) => [s.step, s.muProduct]);
+    const comp = await run(make, true, data, () => sched!.step());
+    expect(comp.losses).toEqual(eager.losses);
+    expect(comp.params).toEqual(eager.params);
+    expect([...opt!.state.values()].map((s) => [s.step, s.muProduct])).toEqual(eagerState); // host effects: step counts, NAdam's μ product
+    const info = comp.explain();
+    expect(info.replays).toBeGreaterThanOrEqual(12);
+    expect(info.programs[0]!.dynamicScalars).toBeGreaterThan(0);
+  });
+
+  it('RAdam: the step that turns rectification on fails a guard and traces once more', async () => {
+    const m = mlp(1);
+    const step = compile(trainStep(m, new RAdam(m.params, { lr: 0.01 })));
+    for (const [x, y] of batches(12)) step(x, y);
+    const info = step.explain();
+    expect(info.lastRetraceReason).toBe('guard failed: RAdam rectified was false, now true');
+    expect(info.programs[0]!.guards).toContain('RAdam rectified: true');
+  });
+
+  it('changing an option other than lr between calls traces again instead of replaying the old value', async () => {
+    let opt: RMSprop | undefined;
+    let calls = 0;
+    const make = (m: Mlp) => trainStep(m, (opt = new RMSprop(m.params, { lr: 0.01, alpha: 0.99 })));
+    const changeAlphaAfterStep5 = () => {
+      if (++calls % 10 === 5) opt!.paramGroups[0]!.alpha = 0.9;
+    };
+    const data = batches(10);
+    const eager = await run(make, false, data, changeAlphaAfterStep5);
+    const comp = await run(make, true, data, changeAlphaAfterStep5);
+    expect(comp.losses).toEqual(eager.losses);
+    expect(comp.params).toEqual(eager.params);
+    expect(comp.explain().lastRetraceReason).toMatch(/^guard failed: RMSprop options was .*"alpha",0\.99.*now .*"alpha",0\.9\]/);
+  });
+});
+
 describe('compile: guards, breaks and fallbacks', () => {
   const sgdStep = (m: Mlp) => trainStep(m, new SGD(m.params, { lr: 0.05 }));
 
@@ -200,9 +259,22 @@ describe('compile: guards, breaks and fallbacks', () => {
   });
 
   it('an optimizer that cannot tell a replay its per-step values breaks the capture by name, or runs eagerly with onBreak', async () => {
+    /** A user's optimizer that registers nothing for compile(): plain gradient descent. */
+    class PlainDescent extends FirstOrderOptimizer<{ lr: number }> {
+      constructor(params: Tensor[]) {
+        super(params, { lr: 0.01 });
+      }
+      protected checkOptions(): void {}
+      protected stateFields() {
+        return {};
+      }
+      protected updateGroup(group: ParamGroup<{ lr: number }>, items: readonly ParamWithGrad[]): void {
+        for (const { param, grad } of items) param.copy_(param.add(grad, -group.lr));
+      }
+    }
     const data = batches(4);
     const m = mlp(1);
-    const step = compile(trainStep(m, new RMSprop(m.params, { lr: 0.01 })));
+    const step = compile(trainStep(m, new PlainDescent(m.params)));
     let error: unknown;
     try {
       step(data[0]![0], data[0]![1]);
@@ -211,16 +283,85 @@ describe('compile: guards, breaks and fallbacks', () => {
     }
     expect(error).toBeInstanceOf(CompileError);
     expect((error as CompileError).code).toBe('COMPILE_UNSUPPORTED');
-    expect((error as CompileError).message).toMatch(/RMSprop\.step\(\) ran .*call step\(\) outside the compiled function, or use SGD, Adam or AdamW/);
+    expect((error as CompileError).message).toMatch(/PlainDescent\.step\(\) ran .*call step\(\) outside the compiled function, or have its update register them/);
 
-    const rmsprop = (mm: Mlp) => trainStep(mm, new RMSprop(mm.params, { lr: 0.01 }));
-    const eager = await run(rmsprop, false, data);
+    const plain = (mm: Mlp) => trainStep(mm, new PlainDescent(mm.params));
+    const eager = await run(plain, false, data);
     const m2 = mlp(1);
-    const fallback = compile(rmsprop(m2), { onBreak: 'eager' });
+    const fallback = compile(plain(m2), { onBreak: 'eager' });
     const losses = [];
     for (const [x, y] of data) losses.push(await bits(fallback(x, y)));
     expect(losses).toEqual(eager.losses);
     expect(await Promise.all(m2.params.map(bits))).toEqual(eager.params);
+  });
+
+  it('LBFGS reads values on the host within its step: inside the function that breaks the capture (COMPILE_HOST_READ)', () => {
+    const m = mlp(1);
+    const opt = new LBFGS(m.params, { lr: 0.1 });
+    const [[x, y]] = batches(1);
+    const step = compile((a: Tensor, b: Tensor) => opt.step(() => {
+      opt.zeroGrad();
+      const loss = m.forward(a).sub(b).square().mean();
+      loss.backward();
+      return loss;
+    }));
+    let error: unknown;
+    try {
+      step(x!, y!);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CompileError);
+    expect((error as CompileError).code).toBe('COMPILE_HOST_READ');
+  });
+
+  it('a tensor made inside the function and kept outside it is valid until the next replay, then a COMPILE_STALE_TENSOR error on use', async () => {
+    const m = mlp(1);
+    const kept: Tensor[] = [];
+    const module = { last: null as Tensor | null };
+    const step = compile((x: Tensor, y: Tensor) => {
+      const h = m.forward(x);
+      kept.push(h); // leaked through an outer array
+      module.last = h.relu(); // leaked as a module's attribute
+      return h.sub(y).square().mean();
+    });
+    const data = batches(4);
+    const losses = data.map(([x, y]) => step(x, y));
+    // Calls 1 and 2 ran fn (call 2 captured it); calls 3 and 4 replayed, overwriting call 2's tensors.
+    expect(kept).toHaveLength(2);
+    expect(await bits(kept[0]!)).toEqual(await bits(m.forward(data[0]![0]))); // call 1 was eager: its tensors are the user's
+    const errorOf = (use: () => unknown) => {
+      try {
+        use();
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    };
+    for (const use of [() => kept[1]!.dataSync(), () => kept[1]!.add(1), () => module.last!.sum(), () => kept[1]!.view([-1])]) {
+      const error = errorOf(use);
+      expect(error).toBeInstanceOf(CompileError);
+      expect((error as CompileError).code).toBe('COMPILE_STALE_TENSOR');
+      expect((error as CompileError).message).toMatch(/made inside a compiled function .*overwritten\. Return the tensor from the compiled function/);
+    }
+    // The returned tensors are copies: each keeps its own call's value, as eager's would.
+    const eager = data.map(([x, y]) => m.forward(x).sub(y).square().mean());
+    expect(await Promise.all(losses.map(bits))).toEqual(await Promise.all(eager.map(bits)));
+  });
+
+  it("the .grad tensors a capture made stay usable after replays (they hold each replay's gradients)", async () => {
+    const m = mlp(1);
+    const opt = new SGD(m.params, { lr: 0.05 });
+    const step = compile(trainStep(m, opt));
+    const data = batches(5);
+    for (const [x, y] of data) step(x, y);
+    expect(step.explain().replays).toBe(3); // plain SGD keeps no state: calls 1 and 2 match
+    const compiledGrads = await Promise.all(m.params.map((p) => bits(p.grad!)));
+    // Eager from the same start on the same data: the last step's gradients.
+    const e = mlp(1);
+    const eagerStep = trainStep(e, new SGD(e.params, { lr: 0.05 }));
+    for (const [x, y] of data) eagerStep(x, y);
+    expect(compiledGrads).toEqual(await Promise.all(e.params.map((p) => bits(p.grad!))));
   });
 
   it('CORE_COMPILE=0 makes compile a pass-through', () => {

@@ -4,7 +4,7 @@
 import { DTypeError, int32, ShapeError, ValueError, where, type Tensor } from '@core/tensor';
 import { checkFloating, checkReduction, checkTensor, sameShape, shapeText, type Reduction } from '../internal/args.js';
 import { checkSameDevice } from '@core/tensor';
-import { autocastOp, fusedCrossEntropy } from '@core/tensor';
+import { autocastOp, fusedCrossEntropy, isCompiling } from '@core/tensor';
 
 /** nllLoss's options (PyTorch's keyword arguments). */
 export interface NLLLossOptions {
@@ -58,9 +58,13 @@ function checkIndexTarget(input: Tensor, target: Tensor, classDim: number, op: s
   }
 }
 
-/** Class indices must be in [0, C) or equal ignoreIndex (checked where the data can be read synchronously). */
+/**
+ * Class indices must be in [0, C) or equal ignoreIndex: checked where the data can be read
+ * synchronously, but not while a compiled function is captured (its replays could not repeat a
+ * host check: as on the other devices, the kernels get the indices unchecked).
+ */
 function checkClassRange(target: Tensor, classes: number, ignoreIndex: number, op: string): void {
-  if (target.device.type !== 'cpu' || target.numel() === 0) return;
+  if (target.device.type !== 'cpu' || target.numel() === 0 || isCompiling()) return;
   const values = target.dataSync();
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;

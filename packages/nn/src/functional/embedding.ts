@@ -3,7 +3,7 @@
 // device (no index read on the host); `scaleGradByFreq` divides each row's gradient by how often
 // the batch looks it up.
 import {
-  arange, cat, checkSameDevice, DTypeError, float32, full, fullLike, int32, noGrad, ones, ShapeError, ValueError, where, zeros, type Tensor,
+  arange, cat, checkSameDevice, DTypeError, float32, full, fullLike, int32, isCompiling, noGrad, ones, ShapeError, ValueError, where, zeros, type Tensor,
 } from '@core/tensor';
 import { bindArgs, checkTensor, shapeText, type Args } from '../internal/args.js';
 
@@ -39,7 +39,10 @@ function checkIndices(input: Tensor, weight: Tensor, op: string, name = 'indices
   if (weight.ndim !== 2) throw new ShapeError(`${op}(): weight must be 2-D [numEmbeddings, embeddingDim], got ${shapeText(weight.shape)}`, op);
   checkSameDevice(op, [{ name: 'weight', tensor: weight }, { name, tensor: input }]);
   const rows = weight.shape[0]!;
-  if (input.device.type === 'cpu' && input.numel() > 0) {
+  // Checked where the indices can be read synchronously, but not while a compiled function is
+  // captured: its replays could not repeat a host check (the kernels then get them unchecked, as
+  // on the other devices).
+  if (input.device.type === 'cpu' && input.numel() > 0 && !isCompiling()) {
     const values = input.dataSync();
     for (let i = 0; i < values.length; i++) {
       const v = values[i]!;

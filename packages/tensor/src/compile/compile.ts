@@ -8,9 +8,10 @@ import { getAutocastDtype, isAutocastEnabled } from '../amp/autocast.js';
 import { isGradEnabled } from '../autograd/grad-mode.js';
 import { fusedKernelsEnabled } from '../dispatch/fused.js';
 import { allocate, backendOf, ref } from '../dispatch/run.js';
+import { freeingTemporaries } from '../tensor/temporaries.js';
 import { Tensor } from '../tensor/tensor.js';
 import { isRef, Recorder, type CallStep, type Step } from './recorder.js';
-import { CompileError, compileState } from './state.js';
+import { CompileError, compileState, markStale } from './state.js';
 
 /** How `compile` behaves. */
 export interface CompileOptions {
@@ -101,6 +102,12 @@ interface Program {
   readonly output: (handles: readonly unknown[]) => unknown;
   readonly guardText: readonly string[];
   readonly async: boolean;
+  /**
+   * Tensors the capture made in the program's storages (all but the `.grad`s it attaches): the first
+   * replay overwrites them, so it marks the ones still alive stale (kept outside `fn`, they would
+   * silently hold another call's values).
+   */
+  captured: readonly WeakRef<Tensor>[];
 }
 
 interface Entry {
@@ -168,7 +175,8 @@ export function compile<F extends (...args: never[]) => unknown>(fn: F, options:
     recorder.start();
     let result: unknown;
     try {
-      result = fn(...args);
+      // Every tensor fn makes (before its first await) is noted; none is disposed here.
+      result = freeingTemporaries(() => fn(...args), (t) => recorder.made.push(t) > 0);
     } catch (e) {
       recorder.stop();
       recorder.release();
@@ -414,7 +422,12 @@ function build(recorder: Recorder, args: readonly unknown[], value: unknown, par
     ...recorder.guards.map((g) => `${g.name}: ${JSON.stringify(g.value)}`),
     ...(grads.length > 0 ? [`.grad of ${grads.length} tensors: ${grads.filter((g) => g.entry === null).length} null, ${grads.filter((g) => g.entry !== null).length} set at entry`] : []),
   ];
-  return { recorder, steps, ends, grads, output, guardText, async: isAsync || ends.size > 0 };
+  const attached = new Set(grads.flatMap((g) => (g.exit === null ? [] : [g.exit._storage.handle])));
+  const captured = recorder.made
+    .filter((t) => recorder.allocated.has(t._storage.handle) && !attached.has(t._storage.handle))
+    .map((t) => new WeakRef(t));
+  recorder.made.length = 0;
+  return { recorder, steps, ends, grads, output, guardText, async: isAsync || ends.size > 0, captured };
 }
 
 /** The storages this call's slots refer to: its tensor arguments', then the `.grad`s the program reads. */
@@ -483,7 +496,19 @@ async function flagsFound(flags: readonly { readonly backend: Backend<unknown>; 
   return values.some((v) => v !== 0); // NaN counts as found, as in GradScaler.step
 }
 
+/** The first replay overwrites what the capture made: tensors of it kept outside `fn` become unusable, with a CompileError that says why. */
+function invalidateCaptured(p: Program): void {
+  for (const r of p.captured) {
+    const t = r.deref();
+    if (t === undefined || t.isDisposed) continue;
+    markStale(t);
+    t.dispose(); // its storage stays the program's (the recorder defers the free)
+  }
+  p.captured = [];
+}
+
 function replay(p: Program, args: readonly unknown[]): unknown {
+  if (p.captured.length > 0) invalidateCaptured(p);
   const handles = liveHandles(p, args);
   // Dynamic scalars: recomputed from the host state now (lr after a scheduler step, Adam's next step).
   for (const d of p.recorder.dynamic) (p.recorder.steps[d.step] as CallStep).args[d.arg] = d.compute();

@@ -56,6 +56,8 @@ export class Recorder implements CaptureHooks {
   readonly branches: boolean[] = [];
   /** Storage handles allocated while recording. */
   readonly allocated = new Set<unknown>();
+  /** Tensors the recorded function made (kept until the program is built). */
+  readonly made: Tensor[] = [];
   /** Set by onBreak 'eager': the call goes on eagerly, unrecorded. */
   broken = false;
   /** The first break, when the capture could not continue. */
@@ -225,6 +227,7 @@ export class Recorder implements CaptureHooks {
   /** The recording will not be replayed: free what it kept and stop deferring frees. */
   release(): void {
     this.owning = false;
+    this.made.length = 0;
     for (const { backend, handle } of this.deferred.splice(0)) backend.free(handle);
   }
 }

@@ -11,12 +11,15 @@ export type CompileErrorCode =
   | 'COMPILE_TENSOR_AS_NUMBER'
   | 'COMPILE_RANDOM'
   | 'COMPILE_NONDETERMINISTIC'
-  | 'COMPILE_UNSUPPORTED';
+  | 'COMPILE_UNSUPPORTED'
+  | 'COMPILE_STALE_TENSOR';
 
 /**
  * A compiled function did something a recorded program cannot replay: it read a tensor's values on
  * the host, used a tensor as a JS number, drew random numbers without a Generator, ran different kernels on two
- * calls with the same guards, or used library code that cannot tell a replay what changes per call. `site` is the user's line ("file:line:col") when known.
+ * calls with the same guards, or used library code that cannot tell a replay what changes per call; or a tensor made inside a
+ * compiled function and kept outside it was used after a later call overwrote it ('COMPILE_STALE_TENSOR').
+ * `site` is the user's line ("file:line:col") when known.
  */
 export class CompileError extends TensorError {
   constructor(
@@ -54,4 +57,25 @@ export function noteHostRead(op: string): void {
 export function compileBreak(code: CompileErrorCode, what: string, remedy: string): CompileError {
   const site = captureSite();
   return new CompileError(code, `compile(): ${what}${site ? ` at ${site}` : ''} while capturing: ${remedy} (or pass { onBreak: 'eager' })`, site);
+}
+
+/** Tensors made while a compiled function was captured and kept outside it, which a replay has since overwritten. */
+const stale = new WeakSet<Tensor>();
+
+/** @internal `t` (made during a capture, disposed by the replay that overwrites its memory) is stale from now on. */
+export function markStale(t: Tensor): void {
+  stale.add(t);
+}
+
+/** @internal Called for a tensor that can no longer be used: throws the stale-tensor CompileError when a replay overwrote it. */
+export function throwIfStale(t: Tensor, op: string): void {
+  if (!stale.has(t)) return;
+  throw new CompileError(
+    'COMPILE_STALE_TENSOR',
+    `${op}: this tensor was made inside a compiled function and kept outside it other than as its return value; a later call of ` +
+      "that function replayed its program, which reuses the tensor's memory, so its values were overwritten. Return the tensor from " +
+      'the compiled function instead (returned tensors are fresh copies each call); a clone() made inside the function lives in ' +
+      "the program's memory too.",
+    undefined,
+  );
 }

@@ -9,7 +9,7 @@ import type { TensorRef } from '../backend/contract.js';
 import type { TensorOps } from '../generated/tensor-methods.js';
 import type { TensorApi } from '../ops/methods.js';
 import { DTypeError, TensorError } from '../errors/errors.js';
-import { compileBreak, compileState } from '../compile/state.js';
+import { compileBreak, compileState, throwIfStale } from '../compile/state.js';
 
 /**
  * A JavaScript number or boolean where an op also takes a tensor; it acts as a 0-dim tensor that does not promote the dtype (PyTorch's Python scalars).
@@ -131,6 +131,7 @@ export class Tensor {
   /** @internal Throws the use-after-dispose error: for this object once disposed, and for every tensor over freed memory. */
   _assertUsable(op: string): void {
     if (this._disposed || this._storage.isFreed) {
+      throwIfStale(this, op); // a compiled function's replay overwrote it: say so instead
       throw new TensorError(
         `${op}: this tensor was disposed, so it cannot be used any more. dispose() is PyTorch's \`del\`: other tensors that share its memory ` +
           '(views, the tensor it was viewed from) stay usable, and the memory is freed when the last of them is disposed or collected.',
