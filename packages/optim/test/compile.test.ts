@@ -6,7 +6,7 @@ import './helpers.js';
 import { FAKE } from './fake-device.js';
 import { describe, expect, it, vi } from 'vitest';
 import {
-  autocast, bfloat16, compile, CompileError, DeviceMismatchError, getBackend, GradScaler, manualSeed, rand, randn, tensor, type Tensor,
+  autocast, bfloat16, compile, CompileError, compileGuard, DeviceMismatchError, getBackend, GradScaler, manualSeed, rand, randn, tensor, type Tensor,
 } from '@core/tensor';
 import {
   Adadelta, Adagrad, Adamax, AdamW, FirstOrderOptimizer, LBFGS, NAdam, RAdam, RMSprop, SGD, StepLR, type ParamGroup, type ParamWithGrad,
@@ -162,6 +162,27 @@ describe('compile: every first-order optimizer replays bit for bit with eager', 
     const info = step.explain();
     expect(info.lastRetraceReason).toBe('guard failed: RAdam rectified was false, now true');
     expect(info.programs[0]!.guards).toContain('RAdam rectified: true');
+  });
+
+  it("a guard that changes between the two calls compared (eval() for two calls, then train()) traces again: no COMPILE_NONDETERMINISTIC", async () => {
+    // Adadelta makes its state on call 1, so calls 2 and 3 are the pair compared; the flag flips
+    // between them, as a module's training flag does when train() follows two eval() steps.
+    let training = false;
+    let calls = 0;
+    const make = (m: Mlp) => {
+      const step = trainStep(m, new Adadelta(m.params));
+      return (x: Tensor, y: Tensor) => {
+        compileGuard('Net.training', () => training);
+        return step(training ? x.mul(0.5) : x, y);
+      };
+    };
+    const flip = () => { if (++calls === 2) training = true; };
+    const data = batches(12);
+    const eager = await run(make, false, data, flip);
+    [training, calls] = [false, 0];
+    const comp = await run(make, true, data, flip);
+    expect(comp.losses).toEqual(eager.losses);
+    expect(comp.explain().replays).toBeGreaterThanOrEqual(7);
   });
 
   it('changing an option other than lr between calls traces again instead of replaying the old value', async () => {

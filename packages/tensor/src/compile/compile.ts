@@ -112,7 +112,7 @@ interface Program {
 
 interface Entry {
   readonly parts: readonly string[];
-  previous?: { readonly trace: string[]; readonly branches: readonly boolean[] };
+  previous?: { readonly trace: string[]; readonly branches: readonly boolean[]; readonly guards: string };
   program?: Program;
   eager?: string;
   /** The first two recordings differed once already. */
@@ -203,11 +203,14 @@ export function compile<F extends (...args: never[]) => unknown>(fn: F, options:
       warnOnce(`${recorder.breakReason}; this signature runs eagerly from now on (onBreak: 'eager')`);
       return value;
     }
-    const current = { trace: summarize(recorder.steps), branches: recorder.branches };
+    const guards = recorder.guards.map((g) => `${g.name}: ${JSON.stringify(g.value)}`).join('\n');
+    const current = { trace: summarize(recorder.steps), branches: recorder.branches, guards };
     const previous = entry.previous;
-    const comparable = previous !== undefined && previous.branches.join() === current.branches.join() && !current.branches.includes(true);
+    const comparable = previous !== undefined && previous.guards === guards &&
+      previous.branches.join() === current.branches.join() && !current.branches.includes(true);
     if (!comparable) {
-      // First call of this signature, or GradScaler skipped the optimizer: capture again next call.
+      // First call of this signature, a library guard changed since the last call (model.train()
+      // between the two calls compared), or GradScaler skipped the optimizer: capture again next call.
       entry.previous = current;
       recorder.release();
       return value;
