@@ -34,15 +34,14 @@ function single(compute) {
  * A training workload: each run is one step (zeroGrad, the loss of `inputs`, backward, the
  * optimizer's step) and waits for the loss. The first two steps run in eval mode, so no dropout
  * mask enters the two losses the check compares; training mode from the third. `wrap` makes the
- * step function: eager (itself) or `compile`. compile() replays the steps of SGD, Adam and AdamW
- * only; another optimizer (`stepInside: false`) steps after the compiled forward and backward.
+ * step function: eager (itself) or `compile`.
  */
-function training({ model, optimizer, lossOf, inputs, wrap, stepInside = true }) {
+function training({ model, optimizer, lossOf, inputs, wrap }) {
   const step = wrap((...args) => {
     optimizer.zeroGrad();
     const loss = lossOf(...args);
     loss.backward();
-    if (stepInside) optimizer.step();
+    optimizer.step();
     return loss;
   });
   const losses = [];
@@ -51,7 +50,6 @@ function training({ model, optimizer, lossOf, inputs, wrap, stepInside = true })
     run: async () => {
       if (losses.length === 2) model.train();
       const loss = step(...inputs);
-      if (!stepInside) optimizer.step();
       losses.push(await loss.item());
     },
     output: async () => Float32Array.from(losses.slice(0, 2)),
@@ -133,7 +131,7 @@ export const ours = {
     const model = new Net();
     loadWeights(model, weights);
     return training({
-      model, wrap, optimizer: new Adadelta(model.parameters(), { lr }), stepInside: false,
+      model, wrap, optimizer: new Adadelta(model.parameters(), { lr }),
       lossOf: (tx, ty) => F.nllLoss(model.call(tx), ty),
       inputs: [from(x, [batch, 1, 28, 28]), tensor(labels)],
     });
