@@ -18,6 +18,9 @@ constexpr int64_t MC_PANELS = 16;
 /** Columns of b per block: a KC × NC block of b (2 MiB) stays in L3. */
 constexpr int64_t NC = 2048;
 
+/** The depth from which a product may run transposed (below it, writing out costs as much as computing it). */
+constexpr int64_t TRANSPOSE_MIN_K = 64;
+
 int64_t ceilDiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
 int64_t roundUp(int64_t x, int64_t y) { return ceilDiv(x, y) * y; }
 
@@ -51,16 +54,18 @@ void packPanels(const float* x, int64_t rows, int64_t kc, int64_t rs, int64_t cs
       for (int64_t p = 0; p < kc; ++p, dst += mr) std::copy(src + p * cs, src + p * cs + mr, dst);
       continue;
     }
-    if (r == mr && cs == 1) {
-      // Depth is contiguous (a row-major a, a transposed b: nn.Linear's x·Wᵀ): read each row's
-      // run of DEPTH_RUN floats at once rather than gathering one element per row and depth step.
+    if (cs == 1) {
+      // Depth is contiguous (a row-major a, a transposed b: nn.Linear's x·Wᵀ, a convolution's
+      // dY·colsᵀ): read each row's run of DEPTH_RUN floats at once rather than gathering one
+      // element per row and depth step; a last, partial panel is zero-padded to MR rows.
       constexpr int64_t DEPTH_RUN = 16;
       for (int64_t p0 = 0; p0 < kc; p0 += DEPTH_RUN) {
         const int64_t pEnd = std::min(kc, p0 + DEPTH_RUN);
-        for (int64_t i = 0; i < mr; ++i) {
+        for (int64_t i = 0; i < r; ++i) {
           const float* row = src + i * rs;
           for (int64_t p = p0; p < pEnd; ++p) dst[p * mr + i] = row[p];
         }
+        for (int64_t p = p0; p < pEnd; ++p) std::fill(dst + p * mr + r, dst + p * mr + mr, 0.0f);
       }
       dst += kc * mr;
       continue;
@@ -107,9 +112,22 @@ Split split(const GemmProblem& p, const MicroKernel& kernel, int threads) {
   return s;
 }
 
-}  // namespace
+/** The same product transposed, outᵀ = bᵀ · aᵀ: the operands swap places and rows swap with columns. */
+GemmProblem transposed(const GemmProblem& p) {
+  GemmProblem t = p;
+  t.m = p.n;
+  t.n = p.m;
+  t.a = {p.b.data, p.b.batchStride, p.b.colStride, p.b.rowStride};
+  t.b = {p.a.data, p.a.batchStride, p.a.colStride, p.a.rowStride};
+  t.outRowStride = p.outColStride;
+  t.outColStride = p.outRowStride;
+  return t;
+}
 
-void gemm(const GemmProblem& p, const MicroKernel& kernel, int threads) {
+/** Output elements the micro-kernel computes for an m×n out, zero padding of partial tiles included. */
+int64_t tiledArea(int64_t m, int64_t n, const MicroKernel& kernel) { return roundUp(m, kernel.mr) * roundUp(n, kernel.nr); }
+
+void run(const GemmProblem& p, const MicroKernel& kernel, int threads) {
   const int mr = kernel.mr, nr = kernel.nr;
   const Split sp = split(p, kernel, threads);
   threads = static_cast<int>(std::min<int64_t>(threads, sp.tasks));
@@ -164,6 +182,20 @@ void gemm(const GemmProblem& p, const MicroKernel& kernel, int threads) {
       }
     }
   });
+}
+
+}  // namespace
+
+void gemm(const GemmProblem& p, const MicroKernel& kernel, int threads) {
+  // Few columns and many rows (a convolution's weight gradient with few input channels, dY·colsᵀ
+  // with n = C·kh·kw; a classifier's 10 outputs) fill a fraction of each NR-wide tile: the
+  // transposed product, whose n is the wide m, computes far less padding. A third less is worth
+  // the strided writes of its output once each element sums enough products.
+  if (p.k >= TRANSPOSE_MIN_K && 3 * tiledArea(p.m, p.n, kernel) > 4 * tiledArea(p.n, p.m, kernel)) {
+    run(transposed(p), kernel, threads);
+  } else {
+    run(p, kernel, threads);
+  }
 }
 
 namespace {

@@ -38,7 +38,10 @@ MicroKernel avx2Kernel();
 /** Plain C++ that the compiler vectorizes for the baseline ISA: for CPUs with neither. */
 MicroKernel portableKernel();
 
-/** Runs the problem with `kernel` on up to `threads` threads. Throws std::bad_alloc when scratch cannot be had. */
+/**
+ * Runs the problem with `kernel` on up to `threads` threads, as outᵀ = bᵀ·aᵀ where that pads the
+ * micro-tiles far less (few columns, many rows). Throws std::bad_alloc when scratch cannot be had.
+ */
 void gemm(const GemmProblem& problem, const MicroKernel& kernel, int threads);
 
 }  // namespace core_cpu

@@ -40,7 +40,7 @@ export interface CpuBackendOptions {
    */
   readonly threads?: number;
   /**
-   * In Node, run float32 matmuls (matmul, bmm, linear) in the native addon built with the package
+   * In Node, run float32 matmuls (matmul, bmm, linear) and large strided float32 copies and add/sub/mul/div (a convolution's data movement) in the native addon built with the package
    * (see `CpuBackend.native`). Default: on, unless the environment variable CORE_CPU_NATIVE is '0'.
    * Ignored when `kernels` is given. When the addon cannot load, the backend runs without it and
    * `native.reason` says why.

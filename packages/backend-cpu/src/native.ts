@@ -1,12 +1,14 @@
 // The native kernel path of the cpu device in Node: an N-API addon (native/cpu, built into
 // build/Release/core_cpu.node when the package is built where cmake and a C++ compiler are) whose
-// fp32 GEMM runs AVX-512 or AVX2 FMA micro-kernels, or OpenBLAS where that is installed. Loading
-// never throws: any failure (not Node, not built, turned off, a broken file) leaves the wasm and
-// TypeScript kernels in charge and says why in one line.
+// fp32 GEMM runs AVX-512 or AVX2 FMA micro-kernels, or OpenBLAS where that is installed, and whose
+// strided fp32 copies and add/sub/mul/div take a convolution's data movement (im2col, the adds of
+// its adjoint, the bias) off the wasm and TypeScript kernels. Loading never throws: any failure
+// (not Node, not built, turned off, a broken file) leaves the wasm and TypeScript kernels in
+// charge and says why in one line.
 import type { DTypeName, Kernels } from '@core/tensor';
-import type { Ref } from './kernels/io.js';
+import { type Ref, sameShape } from './kernels/io.js';
 import { matmulShapesMatch } from './kernels/matmul.js';
-import { sizeOf } from './kernels/strided.js';
+import { isContiguous, sizeOf } from './kernels/strided.js';
 import type { CpuStorage } from './storage.js';
 import { defaultThreads, env, isNode, nodeModule } from './wasm/host.js';
 
@@ -17,6 +19,19 @@ import { defaultThreads, env, isNode, nodeModule } from './wasm/host.js';
 const NATIVE_MIN_FLOPS = 1 << 16;
 /** Below this many flops (a 128³ product) the GEMM runs on one thread: waking the pool costs more than it saves. */
 const NATIVE_PARALLEL_FLOPS = 1 << 22;
+/**
+ * Strided float32 copies and elementwise ops of at least this many elements run natively (a
+ * convolution's im2col copy of a window view, its adjoint's adds of shifted windows, a broadcast
+ * bias); smaller ones and contiguous ones, which the wasm kernels stream as fast, stay where they were.
+ */
+const NATIVE_MIN_ELEMENTS = 1 << 15;
+/** Below this many elements a strided op runs on one thread. */
+const NATIVE_PARALLEL_ELEMENTS = 1 << 17;
+/** The most dims the addon's strided ops take. */
+const NATIVE_MAX_RANK = 8;
+/** The elementwise ops the addon runs over strided views: a copy, and the four float32 arithmetic ops. */
+export type NativeElementOp = 'copy' | 'add' | 'sub' | 'mul' | 'div';
+const ELEMENT_OPS: ReadonlySet<string> = new Set<NativeElementOp>(['copy', 'add', 'sub', 'mul', 'div']);
 
 /**
  * A GEMM implementation of the native addon: its AVX-512 or AVX2+FMA micro-kernels, its portable
@@ -26,7 +41,7 @@ export type CpuGemmPath = 'avx512' | 'avx2' | 'portable' | 'openblas';
 
 const GEMM_PATHS: readonly CpuGemmPath[] = ['avx512', 'avx2', 'portable', 'openblas'];
 
-/** The native path is running: float32 matmuls (matmul, bmm, linear) go through it. */
+/** The native path is running: float32 matmuls (matmul, bmm, linear) and large strided float32 copies and arithmetic go through it. */
 export interface CpuNativeLoaded {
   /** The addon is loaded and runs float32 matmuls. */
   readonly loaded: true;
@@ -53,6 +68,7 @@ export type CpuNativeInfo = CpuNativeLoaded | CpuNativeUnavailable;
 interface CpuAddon {
   info(): { features: string[]; kernels: CpuGemmPath[]; openblas: boolean; openblasDetail: string; cores: number };
   gemm(a: Float32Array, b: Float32Array, out: Float32Array, params: Float64Array, kind: CpuGemmPath): CpuGemmPath;
+  elementwise(op: NativeElementOp, out: Float32Array, a: Float32Array, b: Float32Array, params: Float64Array): void;
 }
 
 /** How the native path is chosen (the backend options of the same names). */
@@ -71,6 +87,13 @@ export interface NativePath {
    * does not take. `threads` overrides the choice by size (one thread below NATIVE_PARALLEL_FLOPS).
    */
   matmul(a: Ref, b: Ref, out: Ref, accumulate: DTypeName, threads?: number): boolean;
+  /**
+   * Runs `out = a` ('copy', b ignored) or `out = a op b` over float32 views of out's shape natively
+   * and returns true, or returns false (doing nothing) for what it does not take: other dtypes or
+   * shapes, more than NATIVE_MAX_RANK dims, an out that overlaps an input other than as the very
+   * same view. `threads` overrides the choice by size.
+   */
+  elementwise(op: NativeElementOp, a: Ref, b: Ref, out: Ref, threads?: number): boolean;
 }
 
 /** The addon's default location: build/Release/core_cpu.node in this package (src/ and dist/ are one level below its root). */
@@ -89,12 +112,20 @@ function requireAddon(path: string): CpuAddon | string {
   const fs = nodeModule<typeof import('node:fs')>('node:fs');
   const module = nodeModule<typeof import('node:module')>('node:module');
   if (!fs || !module) return 'Node built-in modules are not reachable (process.getBuiltinModule needs Node ≥ 20.16)';
+  const proc = nodeModule<typeof import('node:process')>('node:process');
+  const platform = `${proc?.platform}-${proc?.arch}`;
   if (!fs.existsSync(path)) {
-    return `the native addon was not built (${path} is missing: cmake or a C++ compiler was absent when the package was built; run \`pnpm --filter @core/backend-cpu build:native\`)`;
+    // In node_modules the file comes from the published tarball; in a checkout, from the package build.
+    return path.includes('node_modules')
+      ? `the native addon is not in this installed package (${path} is missing); the wasm kernels run`
+      : `the native addon was not built (${path} is missing: cmake or a C++ compiler was absent when the package was built; run \`pnpm --filter @core/backend-cpu build:native\`)`;
   }
+  if (platform !== 'linux-x64') return `the native addon is built for linux-x64 only, and this is ${platform}; the wasm kernels run`;
   try {
     const addon = module.createRequire(path)(path) as Partial<CpuAddon>;
-    if (typeof addon.info !== 'function' || typeof addon.gemm !== 'function') return `${path} is not the cpu backend's addon (it has no info() and gemm())`;
+    if (typeof addon.info !== 'function' || typeof addon.gemm !== 'function' || typeof addon.elementwise !== 'function') {
+      return `${path} is not the cpu backend's addon (it has no info(), gemm() and elementwise())`;
+    }
     return addon as CpuAddon;
   } catch (error) {
     return `the native addon ${path} failed to load: ${(error as Error).message}`;
@@ -153,6 +184,8 @@ export function loadNative(options: NativeChoice): NativePath | CpuNativeUnavail
     params[at + 2] = ref.strides[1];
     params[at + 3] = ref.strides[2];
   };
+  // elementwise's: [rank, threads, shape, (offset, strides) of out, a, b], one block per rank.
+  const elementParamsByRank: Float64Array[] = [];
   return {
     info,
     matmul(a, b, out, accumulate, threadsNow) {
@@ -173,16 +206,52 @@ export function loadNative(options: NativeChoice): NativePath | CpuNativeUnavail
       addon.gemm(a.storage.data as Float32Array, b.storage.data as Float32Array, out.storage.data as Float32Array, params, info.gemm);
       return true;
     },
+    elementwise(op, a, b, out, threadsNow) {
+      const rank = out.shape.length;
+      const inputs = op === 'copy' ? [a] : [a, b];
+      const numel = sizeOf(out.shape);
+      if (!ELEMENT_OPS.has(op) || rank > NATIVE_MAX_RANK || numel === 0 || out.dtype !== 'float32') return false;
+      if (!inputs.every((x) => x.dtype === 'float32' && sameShape(x.shape, out.shape) && (x.storage !== out.storage || (op !== 'copy' && sameView(x, out))))) return false;
+      const elementParams = (elementParamsByRank[rank] ??= new Float64Array(2 + rank + 3 * (1 + rank)));
+      elementParams[0] = rank;
+      elementParams[1] = threadsNow ?? (numel >= NATIVE_PARALLEL_ELEMENTS ? threads : 1);
+      elementParams.set(out.shape, 2);
+      [out, a, b].forEach((x, i) => {
+        elementParams[2 + rank + i * (1 + rank)] = x.offset;
+        elementParams.set(x.strides, 3 + rank + i * (1 + rank));
+      });
+      addon.elementwise(op, out.storage.data as Float32Array, a.storage.data as Float32Array, b.storage.data as Float32Array, elementParams);
+      return true;
+    },
   };
 }
 
-/** `base` with float32 matmuls of at least NATIVE_MIN_FLOPS routed to the native path. */
+/** The very same elements in the same order: computing out from x in place reads each element before writing it. */
+function sameView(x: Ref, out: Ref): boolean {
+  return x.offset === out.offset && x.strides.every((s, i) => s === out.strides[i] || out.shape[i] === 1);
+}
+
+/** Whether a strided op is worth the addon: float32, large, and not plain contiguous runs the base kernels stream already. */
+function stridedWork(refs: readonly Ref[], out: Ref): boolean {
+  return out.dtype === 'float32' && sizeOf(out.shape) >= NATIVE_MIN_ELEMENTS && !refs.every((x) => isContiguous(x.shape, x.strides));
+}
+
+/**
+ * `base` with float32 matmuls of at least NATIVE_MIN_FLOPS, and strided float32 copies and
+ * add/sub/mul/div of at least NATIVE_MIN_ELEMENTS, routed to the native path.
+ */
 export function nativeKernels(native: NativePath, base: Kernels<CpuStorage>): Kernels<CpuStorage> {
   return {
     ...base,
     matmul(a, b, out, accumulate) {
       const flops = 2 * sizeOf(out.shape) * (a.shape[a.shape.length - 1] ?? 0);
       if (flops < NATIVE_MIN_FLOPS || !native.matmul(a, b, out, accumulate)) base.matmul(a, b, out, accumulate);
+    },
+    copy(x, out) {
+      if (!stridedWork([x, out], out) || !native.elementwise('copy', x, x, out)) base.copy(x, out);
+    },
+    binary(op, a, b, out) {
+      if (!ELEMENT_OPS.has(op) || !stridedWork([a, b, out], out) || !native.elementwise(op as NativeElementOp, a, b, out)) base.binary(op, a, b, out);
     },
   };
 }

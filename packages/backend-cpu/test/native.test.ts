@@ -64,6 +64,10 @@ describe('native loader', () => {
     expect(bad.native.loaded).toBe(false);
     if (missing.native.loaded || bad.native.loaded) return;
     expect(missing.native.reason).toMatch(/native addon was not built .*absent\.node is missing/);
+    // In an installed package the file comes from the tarball: no build command to suggest.
+    const installed = createCpuBackend({ native: true, nativeAddon: join(dir, 'node_modules', '@core', 'backend-cpu', 'core_cpu.node') });
+    expect(installed.native.loaded).toBe(false);
+    if (!installed.native.loaded) expect(installed.native.reason).toMatch(/native addon is not in this installed package \(.*is missing\); the wasm kernels run$/);
     expect(bad.native.reason).toMatch(/native addon .*core_cpu\.node failed to load: /);
     for (const reason of [missing.native.reason, bad.native.reason]) expect(reason).not.toMatch(/\n/);
     const a = ref(bad, randoms(6, 1), [1, 2, 3]);
