@@ -88,7 +88,11 @@ interface ReplayCall {
 
 interface GradBinding {
   readonly tensor: Tensor;
-  readonly entry: Tensor | null;
+  /**
+   * The view (viewKey) of the `.grad` at entry, or null when it was null. Not the tensor: it may
+   * be the last call's gradient, in another program's memory, which must not be kept alive.
+   */
+  readonly entry: string | null;
   readonly exit: Tensor | null;
   /** Index into the live handles when the entry grad's storage is read by the program. */
   readonly source: number;
@@ -293,8 +297,15 @@ export function compile<F extends (...args: never[]) => unknown>(fn: F, options:
     return { mode, programs, lastRetraceReason, eager, calls, replays, text };
   };
 
+  // A program keeps its capture's storages until it is dropped: when the compiled function is
+  // collected, its programs give them back (wasm heap and device memory are not the collector's).
+  droppedPrograms.register(compiled, entries);
   return Object.assign(compiled, { explain }) as unknown as CompiledFunction<F>;
 }
+
+const droppedPrograms = new FinalizationRegistry<ReadonlyMap<string, Entry>>((entries) => {
+  for (const entry of entries.values()) entry.program?.recorder.release();
+});
 
 // ---- guards ----
 
@@ -344,9 +355,9 @@ function describeChange(before: readonly string[], after: readonly string[]): st
 
 const sameValue = (a: unknown, b: unknown) => Object.is(a, b) || (typeof a === 'object' && a !== null && JSON.stringify(a) === JSON.stringify(b));
 
-function sameView(a: Tensor, b: Tensor): boolean {
-  return a.dtype === b.dtype && a.device.equals(b.device) && a._offset === b._offset &&
-    a.shape.join() === b.shape.join() && a._strides.join() === b._strides.join();
+/** A tensor's dtype, device and layout: two tensors with the same key are the same kind of view. */
+function viewKey(t: Tensor): string {
+  return `${t.dtype.name} ${t.device} offset ${t._offset} shape ${t.shape.join()} strides ${t._strides.join()}`;
 }
 
 /** The first guard a program's library and `.grad` guards fail now, described; undefined when all pass. */
@@ -357,7 +368,7 @@ function failedGuard(p: Program): string | undefined {
   }
   for (const b of p.grads) {
     const now = b.tensor.grad;
-    if (b.entry === null ? now !== null : now === null || (b.source >= 0 && !sameView(now, b.entry))) {
+    if (b.entry === null ? now !== null : now === null || (b.source >= 0 && viewKey(now) !== b.entry)) {
       return `guard failed: a .grad was ${b.entry === null ? 'null' : 'set'} at capture and is ${now === null ? 'null' : 'set'} (or another shape) now`;
     }
   }
@@ -398,8 +409,9 @@ function build(recorder: Recorder, args: readonly unknown[], value: unknown, par
       if (!sources.has(entry._storage.handle)) sources.set(entry._storage.handle, sources.size);
       source = sources.get(entry._storage.handle)!;
     }
-    return { tensor, entry, exit: tensor.grad, source };
+    return { tensor, entry: entry === null ? null : viewKey(entry), exit: tensor.grad, source };
   });
+  recorder.gradEntry.clear();
   const slotsOf = (s: CallStep): Slot[] => {
     const slots: Slot[] = [];
     s.args.forEach((a, arg) => {

@@ -1,7 +1,9 @@
 // The capture layer: a proxy around each backend that forwards every call and records it, plus what
 // library code declares while it runs (dynamic scalars, host effects, guards, GradScaler's branch).
 // A recording owns the storages allocated while it ran: their frees are deferred for as long as a
-// program replays into them.
+// program replays into them. What defers them (Frees) holds handles only, never the recording:
+// the garbage collector's record of each storage reaches it, and a record that reached the
+// recorded calls, which hold the storages, would keep every storage of a dropped program alive.
 import type { Backend, TensorRef } from '../backend/contract.js';
 import type { Tensor } from '../tensor/tensor.js';
 import { compileBreak, compileState, type CaptureHooks, type CompileError } from './state.js';
@@ -46,6 +48,32 @@ export interface LibraryGuard {
 
 const isRef = (x: unknown): x is TensorRef<unknown> => typeof x === 'object' && x !== null && 'strides' in x && 'storage' in x;
 
+/** The frees of a recording's storages: deferred while it owns them, done once it lets go. */
+class Frees {
+  readonly allocated = new Set<unknown>();
+  private readonly deferred: { backend: Backend<unknown>; handle: unknown }[] = [];
+
+  constructor(private owning: boolean) {}
+
+  free(backend: Backend<unknown>, handle: unknown): void {
+    if (this.owning && this.allocated.has(handle)) this.deferred.push({ backend, handle });
+    else backend.free(handle);
+  }
+
+  release(): void {
+    this.owning = false;
+    for (const { backend, handle } of this.deferred.splice(0)) backend.free(handle);
+  }
+}
+
+/**
+ * What a storage's collector record frees through. Made here, not in the proxy's scope: a closure
+ * there would share its context, which holds the recording.
+ */
+function releaserOf(frees: Frees, backend: Backend<unknown>): { free(handle: unknown): void } {
+  return { free: (handle) => frees.free(backend, handle) };
+}
+
 export class Recorder implements CaptureHooks {
   readonly steps: Step[] = [];
   readonly dynamic: DynamicSlot[] = [];
@@ -54,8 +82,6 @@ export class Recorder implements CaptureHooks {
   readonly gradEntry = new Map<Tensor, Tensor | null>();
   /** Outcome of each branch at capture (true: found inf, the optimizer segment was skipped). */
   readonly branches: boolean[] = [];
-  /** Storage handles allocated while recording. */
-  readonly allocated = new Set<unknown>();
   /** Tensors the recorded function made (kept until the program is built). */
   readonly made: Tensor[] = [];
   /** Set by onBreak 'eager': the call goes on eagerly, unrecorded. */
@@ -63,7 +89,7 @@ export class Recorder implements CaptureHooks {
   /** The first break, when the capture could not continue. */
   breakReason: string | undefined;
   private readonly proxies = new Map<object, object>();
-  private readonly deferred: { backend: Backend<unknown>; handle: unknown }[] = [];
+  private readonly frees: Frees;
 
   private allowedReads = 0;
   private readonly scopes: { value: number; compute: () => number }[][] = [];
@@ -73,7 +99,14 @@ export class Recorder implements CaptureHooks {
    * `owning`: this recording may become a program, so the storages it allocates stay allocated
    * (a first call of a signature is only compared with the next one: its frees go through).
    */
-  constructor(private readonly breakToEager: boolean, private owning: boolean) {}
+  constructor(private readonly breakToEager: boolean, owning: boolean) {
+    this.frees = new Frees(owning);
+  }
+
+  /** Storage handles allocated while recording. */
+  get allocated(): ReadonlySet<unknown> {
+    return this.frees.allocated;
+  }
 
   /** Record from now on (nested captures are not supported: the outer one records the inner function's calls). */
   start(): void {
@@ -110,18 +143,19 @@ export class Recorder implements CaptureHooks {
       return out;
     };
     const self = this;
+    const frees = this.frees;
+    const releaser = releaserOf(frees, backend);
     return Object.assign(Object.create(backend) as Backend<unknown>, {
       kernels: record('kernels', backend.kernels),
       ...(backend.fused ? { fused: record('fused', backend.fused) } : {}),
       alloc(index: number, dtype: Parameters<Backend['alloc']>[1], numel: number): unknown {
         const handle = backend.alloc(index, dtype, numel);
-        if (self.active) self.allocated.add(handle);
+        if (self.active) frees.allocated.add(handle);
         return handle;
       },
-      free(handle: unknown): void {
-        if (self.owning && self.allocated.has(handle)) self.deferred.push({ backend, handle });
-        else backend.free(handle);
-      },
+      free: releaser.free,
+      // What a storage's garbage-collector record frees through (see Frees).
+      releaser,
       write(handle: unknown, data: Parameters<Backend['write']>[1], offset: number, hint?: Parameters<Backend['write']>[3]): void {
         if (self.active) self.addCall('write', backend, backend.write as (...a: unknown[]) => void, [handle, data.slice(), offset, hint]);
         backend.write(handle, data, offset, hint);
@@ -226,9 +260,8 @@ export class Recorder implements CaptureHooks {
 
   /** The recording will not be replayed: free what it kept and stop deferring frees. */
   release(): void {
-    this.owning = false;
     this.made.length = 0;
-    for (const { backend, handle } of this.deferred.splice(0)) backend.free(handle);
+    this.frees.release();
   }
 }
 

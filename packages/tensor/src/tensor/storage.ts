@@ -30,8 +30,10 @@ export class Storage {
     /** Page-locked host memory (CPU storages only): see `Tensor.pinMemory()`. */
     readonly pinned: boolean = false,
   ) {
-    // The registry's record must not reach this Storage, or it would never be collected.
-    this.held = { backend, handle, bytes: accountedBytes(numel * dtype.itemsize), freed: false };
+    // The registry's record must not reach this Storage, or it would never be collected: a
+    // compiled function's recording proxy gives a releaser that does not reach its recording.
+    const releaser = (backend as { releaser?: Held['backend'] }).releaser ?? backend;
+    this.held = { backend: releaser, handle, bytes: accountedBytes(numel * dtype.itemsize), freed: false };
     track(this, this.held);
   }
 
