@@ -10,6 +10,7 @@ import { fusedKernelsEnabled } from '../dispatch/fused.js';
 import { allocate, backendOf, ref } from '../dispatch/run.js';
 import { freeingTemporaries } from '../tensor/temporaries.js';
 import { Tensor } from '../tensor/tensor.js';
+import { planMemory } from './memory-plan.js';
 import { isRef, Recorder, type CallStep, type Step } from './recorder.js';
 import { CompileError, compileState, markStale } from './state.js';
 
@@ -412,6 +413,13 @@ function build(recorder: Recorder, args: readonly unknown[], value: unknown, par
     return { tensor, entry: entry === null ? null : viewKey(entry), exit: tensor.grad, source };
   });
   recorder.gradEntry.clear();
+  const attached = new Set(grads.flatMap((g) => (g.exit === null ? [] : [g.exit._storage.handle])));
+  const captured = recorder.made
+    .filter((t) => recorder.allocated.has(t._storage.handle) && !attached.has(t._storage.handle))
+    .map((t) => new WeakRef(t));
+  recorder.made.length = 0;
+  // What the caller reads after a replay keeps its own storage; the rest share by lifetime.
+  recorder.disown(planMemory(recorder.steps, recorder.owned, new Set([...attached, ...outputHandles(value)])));
   const slotsOf = (s: CallStep): Slot[] => {
     const slots: Slot[] = [];
     s.args.forEach((a, arg) => {
@@ -437,11 +445,6 @@ function build(recorder: Recorder, args: readonly unknown[], value: unknown, par
     ...recorder.guards.map((g) => `${g.name}: ${JSON.stringify(g.value)}`),
     ...(grads.length > 0 ? [`.grad of ${grads.length} tensors: ${grads.filter((g) => g.entry === null).length} null, ${grads.filter((g) => g.entry !== null).length} set at entry`] : []),
   ];
-  const attached = new Set(grads.flatMap((g) => (g.exit === null ? [] : [g.exit._storage.handle])));
-  const captured = recorder.made
-    .filter((t) => recorder.allocated.has(t._storage.handle) && !attached.has(t._storage.handle))
-    .map((t) => new WeakRef(t));
-  recorder.made.length = 0;
   return { recorder, steps, ends, grads, output, guardText, async: isAsync || ends.size > 0, captured };
 }
 
@@ -455,6 +458,14 @@ function liveHandles(p: Program, args: readonly unknown[]): unknown[] {
   }
   for (const g of p.grads) if (g.source >= 0) handles[g.source] = g.tensor.grad!._storage.handle;
   return handles;
+}
+
+/** The storages of the tensors in a returned value. */
+function outputHandles(value: unknown): unknown[] {
+  if (value instanceof Tensor) return [value._storage.handle];
+  if (Array.isArray(value)) return value.flatMap(outputHandles);
+  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) return Object.values(value).flatMap(outputHandles);
+  return [];
 }
 
 /** A function making the returned value of one call: tensors copied out of the program's storages, other values as captured. */

@@ -6,6 +6,7 @@
 // recorded calls, which hold the storages, would keep every storage of a dropped program alive.
 import type { Backend, TensorRef } from '../backend/contract.js';
 import type { Tensor } from '../tensor/tensor.js';
+import type { OwnedStorage } from './memory-plan.js';
 import { compileBreak, compileState, type CaptureHooks, type CompileError } from './state.js';
 
 /** One recorded backend call: `fn.apply(self, args)` repeats it. */
@@ -64,6 +65,15 @@ class Frees {
     this.owning = false;
     for (const { backend, handle } of this.deferred.splice(0)) backend.free(handle);
   }
+
+  /** `handles` are no longer the recording's: freed now if their frees were deferred, else when they come. */
+  disown(handles: readonly unknown[]): void {
+    const gone = new Set(handles);
+    for (const h of gone) this.allocated.delete(h);
+    const kept = this.deferred.filter((d) => !gone.has(d.handle));
+    for (const d of this.deferred) if (gone.has(d.handle)) d.backend.free(d.handle);
+    this.deferred.splice(0, this.deferred.length, ...kept);
+  }
 }
 
 /**
@@ -82,6 +92,8 @@ export class Recorder implements CaptureHooks {
   readonly gradEntry = new Map<Tensor, Tensor | null>();
   /** Outcome of each branch at capture (true: found inf, the optimizer segment was skipped). */
   readonly branches: boolean[] = [];
+  /** What the memory plan needs to know of each storage allocated while recording. */
+  readonly owned = new Map<unknown, OwnedStorage>();
   /** Tensors the recorded function made (kept until the program is built). */
   readonly made: Tensor[] = [];
   /** Set by onBreak 'eager': the call goes on eagerly, unrecorded. */
@@ -150,7 +162,10 @@ export class Recorder implements CaptureHooks {
       ...(backend.fused ? { fused: record('fused', backend.fused) } : {}),
       alloc(index: number, dtype: Parameters<Backend['alloc']>[1], numel: number): unknown {
         const handle = backend.alloc(index, dtype, numel);
-        if (self.active) frees.allocated.add(handle);
+        if (self.active) {
+          frees.allocated.add(handle);
+          self.owned.set(handle, { backend, index, dtype, numel });
+        }
         return handle;
       },
       free: releaser.free,
@@ -256,6 +271,12 @@ export class Recorder implements CaptureHooks {
       if (s.name === 'write') handles.add(s.args[0]);
     }
     return handles;
+  }
+
+  /** The memory plan no longer uses `handles`: they are freed like any storage. */
+  disown(handles: readonly unknown[]): void {
+    for (const h of handles) this.owned.delete(h);
+    this.frees.disown(handles);
   }
 
   /** The recording will not be replayed: free what it kept and stop deferring frees. */
