@@ -2,12 +2,12 @@
 // library code declares while it runs (dynamic scalars, host effects, guards, GradScaler's branch).
 // A recording owns the storages allocated while it ran: their frees are deferred for as long as a
 // program replays into them. What defers them (Frees) holds handles only, never the recording:
-// the garbage collector's record of each storage reaches it, and a record that reached the
-// recorded calls, which hold the storages, would keep every storage of a dropped program alive.
+// each storage and its garbage collector's record reach it, and reaching the recorded calls, which
+// hold the storages, would keep every storage of the recording alive as long as any one of them.
 import type { Backend, TensorRef } from '../backend/contract.js';
 import type { Tensor } from '../tensor/tensor.js';
 import type { OwnedStorage } from './memory-plan.js';
-import { compileBreak, compileState, type CaptureHooks, type CompileError } from './state.js';
+import { compileBreak, compileState, RECORDED, type CaptureHooks, type CompileError, type RecordedAllocation } from './state.js';
 
 /** One recorded backend call: `fn.apply(self, args)` repeats it. */
 export interface CallStep {
@@ -77,11 +77,11 @@ class Frees {
 }
 
 /**
- * What a storage's collector record frees through. Made here, not in the proxy's scope: a closure
- * there would share its context, which holds the recording.
+ * What a storage the proxy allocates frees through, and its real backend. Made here, not in the
+ * proxy's scope: a closure there would share its context, which holds the recording.
  */
-function releaserOf(frees: Frees, backend: Backend<unknown>): { free(handle: unknown): void } {
-  return { free: (handle) => frees.free(backend, handle) };
+function recordedAllocation(frees: Frees, backend: Backend<unknown>): RecordedAllocation {
+  return { backend, free: (handle) => frees.free(backend, handle) };
 }
 
 export class Recorder implements CaptureHooks {
@@ -156,7 +156,7 @@ export class Recorder implements CaptureHooks {
     };
     const self = this;
     const frees = this.frees;
-    const releaser = releaserOf(frees, backend);
+    const recorded = recordedAllocation(frees, backend);
     return Object.assign(Object.create(backend) as Backend<unknown>, {
       kernels: record('kernels', backend.kernels),
       ...(backend.fused ? { fused: record('fused', backend.fused) } : {}),
@@ -168,9 +168,8 @@ export class Recorder implements CaptureHooks {
         }
         return handle;
       },
-      free: releaser.free,
-      // What a storage's garbage-collector record frees through (see Frees).
-      releaser,
+      free: recorded.free,
+      [RECORDED]: recorded,
       write(handle: unknown, data: Parameters<Backend['write']>[1], offset: number, hint?: Parameters<Backend['write']>[3]): void {
         if (self.active) self.addCall('write', backend, backend.write as (...a: unknown[]) => void, [handle, data.slice(), offset, hint]);
         backend.write(handle, data, offset, hint);

@@ -1,9 +1,24 @@
 // What the rest of core sees of compile(): the recorder of the capture in progress (null outside
 // one), so that a hook on a hot path costs one property load when compile is not in use, and the
 // typed error a capture raises.
+import type { Backend } from '../backend/contract.js';
 import { TensorError } from '../errors/errors.js';
 import { captureSite } from '../tensor/site.js';
 import type { Tensor } from '../tensor/tensor.js';
+
+/**
+ * @internal The key under which a compiled function's recording proxy of a backend carries what a
+ * storage it allocates frees through (deferred while the recording owns the storage) and the real
+ * backend. A storage keeps these, never the proxy: the proxy reaches the recording, whose calls
+ * hold storages, so one long-lived tensor made during a capture (optimizer state) would keep all.
+ */
+export const RECORDED = Symbol('core.compile.recorded');
+
+/** @internal What a recording proxy carries under RECORDED. */
+export interface RecordedAllocation {
+  readonly backend: Backend<unknown>;
+  free(handle: unknown): void;
+}
 
 /** Why a capture stopped: a stable code per cause. */
 export type CompileErrorCode =

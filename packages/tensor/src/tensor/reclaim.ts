@@ -6,9 +6,9 @@
 // Two things keep memory bounded anyway:
 // - In Node, the registry comes from a context where V8's `cleanupSome` exists: every allocation
 //   first runs the callbacks of storages already collected, synchronously.
-// - Core counts the bytes of storages not yet freed. When they pass a watermark (twice what was
-//   live after the last reclaim, at least 64 MiB and at least twice the JavaScript heap: a garbage
-//   collector's growth rule), core asks the engine for a full collection (V8 processes finalization
+// - Core counts the bytes of storages not yet freed. When they pass a watermark (what was live
+//   after the last reclaim, plus 64 MiB or twice the JavaScript heap, whichever is larger), core
+//   asks the engine for a full collection (V8 processes finalization
 //   records only in full collections) and runs the callbacks. Where the engine offers neither
 //   (browsers), it warns once with the fix.
 
@@ -146,8 +146,11 @@ function reclaim(): void {
   }
   finalizedSinceReclaim = 0;
   // A full collection costs in proportion to the JavaScript heap: allocating twice that much
-  // between two keeps the cost per allocated byte bounded in a large program too.
-  watermark = Math.max(MIN_WATERMARK, 2 * live, 2 * (engine.heapBytes?.() ?? 0));
+  // between two keeps the cost per allocated byte bounded in a large program too. The headroom is
+  // added to what is live, not a multiple of it: with much live memory (a model, a compiled
+  // program), twice the live bytes let as much garbage pile up, all of it fresh memory, which
+  // made a convolution next to a 120 MiB program 10× slower than next to none.
+  watermark = live + Math.max(MIN_WATERMARK, 2 * (engine.heapBytes?.() ?? 0));
 }
 
 /**

@@ -3,6 +3,7 @@
 import type { Backend } from '../backend/contract.js';
 import type { DType } from '../dtype/dtype.js';
 import type { Device } from '../device/device.js';
+import { RECORDED, type RecordedAllocation } from '../compile/state.js';
 import { accountedBytes, beforeAllocate, track, untrack, type Held } from './reclaim.js';
 
 let allocations = 0;
@@ -20,9 +21,11 @@ export class Storage {
   /** Bumped by every in-place write; autograd checks saved tensors against it. Shared by views. */
   version = 0;
   private readonly held: Held;
+  /** The backend that allocated it (never a compiled function's recording proxy). */
+  readonly backend: Backend<unknown>;
 
   constructor(
-    readonly backend: Backend<unknown>,
+    backend: Backend<unknown>,
     readonly handle: unknown,
     readonly device: Device,
     readonly dtype: DType,
@@ -30,10 +33,12 @@ export class Storage {
     /** Page-locked host memory (CPU storages only): see `Tensor.pinMemory()`. */
     readonly pinned: boolean = false,
   ) {
-    // The registry's record must not reach this Storage, or it would never be collected: a
-    // compiled function's recording proxy gives a releaser that does not reach its recording.
-    const releaser = (backend as { releaser?: Held['backend'] }).releaser ?? backend;
-    this.held = { backend: releaser, handle, bytes: accountedBytes(numel * dtype.itemsize), freed: false };
+    // Allocated by a compiled function's recording proxy: keep its real backend and free through
+    // what the recording defers frees with, never the proxy (see RECORDED).
+    const recorded = (backend as { [RECORDED]?: RecordedAllocation })[RECORDED];
+    this.backend = recorded?.backend ?? backend;
+    // The registry's record must not reach this Storage, or it would never be collected.
+    this.held = { backend: recorded ?? backend, handle, bytes: accountedBytes(numel * dtype.itemsize), freed: false };
     track(this, this.held);
   }
 
@@ -70,6 +75,6 @@ export class Storage {
     if (this.freed) return;
     this.freed = true;
     untrack(this.held);
-    this.backend.free(this.handle);
+    this.held.backend.free(this.handle);
   }
 }
