@@ -70,9 +70,12 @@ class Frees {
   disown(handles: readonly unknown[]): void {
     const gone = new Set(handles);
     for (const h of gone) this.allocated.delete(h);
-    const kept = this.deferred.filter((d) => !gone.has(d.handle));
-    for (const d of this.deferred) if (gone.has(d.handle)) d.backend.free(d.handle);
-    this.deferred.splice(0, this.deferred.length, ...kept);
+    let kept = 0;
+    for (const d of this.deferred) {
+      if (gone.has(d.handle)) d.backend.free(d.handle);
+      else this.deferred[kept++] = d;
+    }
+    this.deferred.length = kept;
   }
 }
 
