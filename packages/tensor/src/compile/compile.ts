@@ -208,7 +208,7 @@ export function compile<F extends (...args: never[]) => unknown>(fn: F, options:
       warnOnce(`${recorder.breakReason}; this signature runs eagerly from now on (onBreak: 'eager')`);
       return value;
     }
-    const guards = recorder.guards.map((g) => `${g.name}: ${JSON.stringify(g.value)}`).join('\n');
+    const guards = recorder.guardLines().join('\n');
     const current = { trace: summarize(recorder.steps), branches: recorder.branches, guards };
     const previous = entry.previous;
     const comparable = previous !== undefined && previous.guards === guards &&
@@ -415,7 +415,7 @@ function build(recorder: Recorder, args: readonly unknown[], value: unknown, par
   recorder.gradEntry.clear();
   const attached = new Set(grads.flatMap((g) => (g.exit === null ? [] : [g.exit._storage.handle])));
   const captured = recorder.made
-    .filter((t) => recorder.allocated.has(t._storage.handle) && !attached.has(t._storage.handle))
+    .filter((t) => recorder.owned.has(t._storage.handle) && !attached.has(t._storage.handle))
     .map((t) => new WeakRef(t));
   recorder.made.length = 0;
   // What the caller reads after a replay keeps its own storage; the rest share by lifetime.
@@ -442,7 +442,7 @@ function build(recorder: Recorder, args: readonly unknown[], value: unknown, par
   const output = outputBuilder(value, sources);
   const guardText = [
     ...parts,
-    ...recorder.guards.map((g) => `${g.name}: ${JSON.stringify(g.value)}`),
+    ...recorder.guardLines(),
     ...(grads.length > 0 ? [`.grad of ${grads.length} tensors: ${grads.filter((g) => g.entry === null).length} null, ${grads.filter((g) => g.entry !== null).length} set at entry`] : []),
   ];
   return { recorder, steps, ends, grads, output, guardText, async: isAsync || ends.size > 0, captured };
@@ -528,7 +528,7 @@ function invalidateCaptured(p: Program): void {
     const t = r.deref();
     if (t === undefined || t.isDisposed) continue;
     markStale(t);
-    t.dispose(); // its storage stays the program's (the recorder defers the free)
+    t.dispose(); // its storage stays the program's (the recorder defers the free) unless the memory plan let it go
   }
   p.captured = [];
 }
@@ -571,6 +571,6 @@ function describeProgram(p: Program): CompiledProgramInfo {
     segments,
     dynamicScalars: p.recorder.dynamic.length,
     hostEffects: effects + p.grads.length,
-    storages: p.recorder.allocated.size,
+    storages: p.recorder.owned.size,
   };
 }

@@ -6,7 +6,7 @@
 // allocation before it reads it, as the capture did; the storages no call uses any more are freed.
 import type { Backend, TensorRef } from '../backend/contract.js';
 import type { DTypeName } from '../dtype/dtype.js';
-import type { CallStep, Step } from './recorder.js';
+import { isRef, type CallStep, type Step } from './recorder.js';
 
 /** What the plan needs to know of a storage the capture allocated. */
 export interface OwnedStorage {
@@ -16,7 +16,6 @@ export interface OwnedStorage {
   readonly numel: number;
 }
 
-const isRef = (x: unknown): x is TensorRef<unknown> => typeof x === 'object' && x !== null && 'strides' in x && 'storage' in x;
 
 interface Lifetime {
   first: number;

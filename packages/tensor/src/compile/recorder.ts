@@ -51,13 +51,14 @@ const isRef = (x: unknown): x is TensorRef<unknown> => typeof x === 'object' && 
 
 /** The frees of a recording's storages: deferred while it owns them, done once it lets go. */
 class Frees {
-  readonly allocated = new Set<unknown>();
+  /** The storages allocated while recording, and what the memory plan needs to know of each. */
+  readonly owned = new Map<unknown, OwnedStorage>();
   private readonly deferred: { backend: Backend<unknown>; handle: unknown }[] = [];
 
   constructor(private owning: boolean) {}
 
   free(backend: Backend<unknown>, handle: unknown): void {
-    if (this.owning && this.allocated.has(handle)) this.deferred.push({ backend, handle });
+    if (this.owning && this.owned.has(handle)) this.deferred.push({ backend, handle });
     else backend.free(handle);
   }
 
@@ -69,7 +70,7 @@ class Frees {
   /** `handles` are no longer the recording's: freed now if their frees were deferred, else when they come. */
   disown(handles: readonly unknown[]): void {
     const gone = new Set(handles);
-    for (const h of gone) this.allocated.delete(h);
+    for (const h of gone) this.owned.delete(h);
     let kept = 0;
     for (const d of this.deferred) {
       if (gone.has(d.handle)) d.backend.free(d.handle);
@@ -95,8 +96,6 @@ export class Recorder implements CaptureHooks {
   readonly gradEntry = new Map<Tensor, Tensor | null>();
   /** Outcome of each branch at capture (true: found inf, the optimizer segment was skipped). */
   readonly branches: boolean[] = [];
-  /** What the memory plan needs to know of each storage allocated while recording. */
-  readonly owned = new Map<unknown, OwnedStorage>();
   /** Tensors the recorded function made (kept until the program is built). */
   readonly made: Tensor[] = [];
   /** Set by onBreak 'eager': the call goes on eagerly, unrecorded. */
@@ -118,9 +117,9 @@ export class Recorder implements CaptureHooks {
     this.frees = new Frees(owning);
   }
 
-  /** Storage handles allocated while recording. */
-  get allocated(): ReadonlySet<unknown> {
-    return this.frees.allocated;
+  /** The storages allocated while recording (and still the recording's), with what the memory plan needs to know of each. */
+  get owned(): ReadonlyMap<unknown, OwnedStorage> {
+    return this.frees.owned;
   }
 
   /** Record from now on (nested captures are not supported: the outer one records the inner function's calls). */
@@ -165,10 +164,7 @@ export class Recorder implements CaptureHooks {
       ...(backend.fused ? { fused: record('fused', backend.fused) } : {}),
       alloc(index: number, dtype: Parameters<Backend['alloc']>[1], numel: number): unknown {
         const handle = backend.alloc(index, dtype, numel);
-        if (self.active) {
-          frees.allocated.add(handle);
-          self.owned.set(handle, { backend, index, dtype, numel });
-        }
+        if (self.active) frees.owned.set(handle, { backend, index, dtype, numel });
         return handle;
       },
       free: recorded.free,
@@ -275,9 +271,13 @@ export class Recorder implements CaptureHooks {
     return handles;
   }
 
+  /** Each library guard with its value at capture, one line each ("name: value"). */
+  guardLines(): string[] {
+    return this.guards.map((g) => `${g.name}: ${JSON.stringify(g.value)}`);
+  }
+
   /** The memory plan no longer uses `handles`: they are freed like any storage. */
   disown(handles: readonly unknown[]): void {
-    for (const h of handles) this.owned.delete(h);
     this.frees.disown(handles);
   }
 
