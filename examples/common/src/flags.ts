@@ -31,7 +31,10 @@ export function count(name: string, value: string): number {
   return n;
 }
 
-/** One string flag: its name, its default (undefined: none), and the help line's value and description. */
+/**
+ * One flag: its name, its default (undefined: none), and the help line's value and description. A
+ * flag whose value is '' is a switch: it takes no value and reads 'on' when given, else 'off'.
+ */
 export type FlagSpec = readonly [name: string, defaultValue: string | undefined, value: string, about: string];
 
 /**
@@ -40,10 +43,19 @@ export type FlagSpec = readonly [name: string, defaultValue: string | undefined,
  * arguments are errors that name them.
  */
 export function parseFlags(argv: readonly string[], flags: readonly FlagSpec[], intro: readonly string[]): Record<string, string> | null {
+  const args = demoArgs(argv);
+  const switches = new Set(flags.filter(([, , value]) => value === '').map(([name]) => name));
+  for (const arg of args) {
+    const given = /^--([^=]+)=(.*)$/.exec(arg);
+    if (given && switches.has(given[1]!)) throw new Error(`--${given[1]} takes no value, got '${given[2]}'`);
+  }
   const { values } = parseArgs({
-    args: demoArgs(argv),
+    args,
     options: {
-      ...Object.fromEntries(flags.map(([name, defaultValue]) => [name, { type: 'string' as const, default: defaultValue }])),
+      ...Object.fromEntries(flags.map(([name, defaultValue]) => [
+        name,
+        switches.has(name) ? { type: 'boolean' as const, default: false } : { type: 'string' as const, default: defaultValue },
+      ])),
       help: { type: 'boolean', default: false },
     },
   });
@@ -52,5 +64,5 @@ export function parseFlags(argv: readonly string[], flags: readonly FlagSpec[], 
     process.stdout.write([...intro, '', ...lines, ''].join('\n'));
     return null;
   }
-  return values as unknown as Record<string, string>;
+  return Object.fromEntries(Object.entries(values).map(([name, v]) => [name, switches.has(name) ? (v ? 'on' : 'off') : v])) as Record<string, string>;
 }

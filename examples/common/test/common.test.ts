@@ -1,7 +1,7 @@
 import '@core/backend-cpu';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { chooseDevice, demoArgs, oneOf, positive, Progress } from '../src/index.js';
+import { chooseDevice, demoArgs, oneOf, parseFlags, positive, Progress, type FlagSpec } from '../src/index.js';
 
 /** A stream that records what is written to it, as a terminal (`isTTY`) or as a file. */
 function recorder(isTTY: boolean): { stream: NodeJS.WriteStream; written: () => string } {
@@ -29,6 +29,19 @@ describe('the flag helpers', () => {
   it("drop the `--` that `pnpm demo -- --flags` passes first, and only that", () => {
     expect(demoArgs(['--', '--steps', '3'])).toEqual(['--steps', '3']);
     expect(demoArgs(['--steps', '3', '--', 'x'])).toEqual(['--steps', '3', '--', 'x']);
+  });
+});
+
+describe('parseFlags', () => {
+  const flags: FlagSpec[] = [['steps', '10', 'N', 'how many steps'], ['compile', 'off', '', 'replay the step']];
+
+  it("reads value flags as strings and a switch (value '') as 'on' when given, 'off' when not", () => {
+    expect(parseFlags(['--steps', '3', '--compile'], flags, [])).toEqual({ steps: '3', compile: 'on', help: false });
+    expect(parseFlags(['--', '--steps', '4'], flags, [])).toEqual({ steps: '4', compile: 'off', help: false });
+  });
+
+  it('refuses a value given to a switch, naming it', () => {
+    expect(() => parseFlags(['--compile=on'], flags, [])).toThrow("--compile takes no value, got 'on'");
   });
 });
 

@@ -36,11 +36,8 @@ const INTRO = [
 ];
 
 async function main(): Promise<void> {
-  // --compile is a switch: taken out before parseFlags, whose flags all take a value (its entry there is the help line).
-  const argv = process.argv.slice(2);
-  const flag = parseFlags(argv.filter((a) => a !== '--compile'), FLAGS, INTRO);
+  const flag = parseFlags(process.argv.slice(2), FLAGS, INTRO);
   if (flag === null) return;
-  if (flag.compile !== 'off') throw new Error(`--compile takes no value, got '${flag.compile}'`);
   const dropout = Number(flag.dropout);
   if (!(dropout >= 0 && dropout < 1)) throw new Error(`--dropout must be a number in [0, 1), got '${flag.dropout}'`);
   const lr = positive('lr', flag.lr, false);
@@ -66,7 +63,7 @@ async function main(): Promise<void> {
     gradClip: 1,
     evalInterval: positive('eval-interval', flag['eval-interval'], true),
     evalBatches: 8,
-    compile: argv.includes('--compile'),
+    compile: flag.compile === 'on',
   };
   const sampling = {
     maxNewTokens: positive('tokens', flag.tokens, true),

@@ -132,8 +132,9 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data?: 
   // One step's device work: forward, backward and the optimizer (which the scaler skips after Inf/NaN
   // gradients). Compiled, it runs eagerly twice, then replays what it recorded; a new scaler (the
   // guard changed the precision) needs a new one.
+  const lossOf = (x: Tensor, y: Tensor) => F.crossEntropy(model.forward(x), y);
   const makeStep = (stepScaler: GradScaler) => compile(async (x: Tensor, y: Tensor) => {
-    const loss = autocast(guard.autocastOptions, () => F.crossEntropy(model.forward(x), y));
+    const loss = autocast(guard.autocastOptions, () => lossOf(x, y));
     optimizer.zeroGrad();
     stepScaler.scale(loss).backward();
     await stepScaler.step(optimizer);
@@ -160,7 +161,7 @@ export async function train(config: TrainConfig, hooks: TrainHooks = {}, data?: 
 
       const value = await loss.item();
       if (skipped) skippedSteps++;
-      if (guard.observe(value, { skipped, rerun: () => F.crossEntropy(model.forward(x), y) })?.to) {
+      if (guard.observe(value, { skipped, rerun: () => lossOf(x, y) })?.to) {
         scaler = new GradScaler(dev.type, { enabled: guard.config.useScaler });
         trainStep = makeStep(scaler);
       }
