@@ -619,6 +619,28 @@ describe('gather, scatterAdd, indexSelect', () => {
     expectError(() => x().gather(2, idx([[0]])), ShapeError, 'Dimension out of range');
     expectError(() => zeros([2]).scatterAdd(0, idx([0]), ones([1], { dtype: float16 })), DTypeError, 'Expected self.dtype to be equal to src.dtype');
   });
+
+  it('indices checked once: max(dim) (an argmax) and the backward of gather and scatterAdd read no index values on the host', () => {
+    const backend = getBackend('cpu');
+    const reads = vi.spyOn(backend, 'readSync');
+    try {
+      const a = tensor([[1, 5, 2], [7, 0, 3]], { requiresGrad: true });
+      const m = a.max(1);
+      m.values.sum().backward();
+      const g = tensor([[1, 2, 3], [4, 5, 6]], { requiresGrad: true });
+      const index = idx([[2, 0], [1, 1]]);
+      g.gather(1, index).mul(tensor([[1, 2], [3, 4]])).sum().backward(); // the forward's check reads the index once
+      const src = tensor([[1, 2]], { requiresGrad: true });
+      zeros([2, 3]).scatterAdd(1, idx([[2, 2]]), src).mul(tensor([[1, 10, 100], [0, 0, 0]])).sum().backward(); // once more
+      expect(reads).toHaveBeenCalledTimes(2);
+      expect(vals(m.values)).toEqual([5, 7]);
+      expect(vals(a.grad!)).toEqual([0, 1, 0, 1, 0, 0]);
+      expect(vals(g.grad!)).toEqual([2, 0, 1, 0, 7, 0]);
+      expect(vals(src.grad!)).toEqual([100, 100]);
+    } finally {
+      reads.mockRestore();
+    }
+  });
 });
 
 // ---- joins ----

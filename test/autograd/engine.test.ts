@@ -337,6 +337,62 @@ describe('saved tensors free their memory after backward', () => {
   });
 });
 
+describe('backward() frees the gradients it made as soon as no node needs them (PyTorch frees them by reference count)', () => {
+  /** Live CPU allocations now: nothing is collected in between (no await, far below the reclaim watermark). */
+  const live = () => memoryStats('cpu').allocations;
+
+  /** A 3-layer MLP's loss: each layer's backward makes gradients (and matmul and broadcasting make base tensors behind views). */
+  function mlp(hooked: boolean) {
+    const x = tensor(Array.from({ length: 8 * 6 }, (_, i) => Math.sin(i))).reshape([2, 4, 6]);
+    const ws = [leafOf([6, 5]), leafOf([5, 5]), leafOf([5, 3])];
+    const b = leafOf([3]);
+    const h = x.matmul(ws[0]!).relu();
+    if (hooked) h.registerHook((g) => g.mul(1));
+    const loss = h.matmul(ws[1]!).tanh().matmul(ws[2]!).add(b).pow(2).sum();
+    return { loss, params: [...ws, b] };
+  }
+  function leafOf(shape: number[]) {
+    const n = shape.reduce((a, s) => a * s, 1);
+    return tensor(Array.from({ length: n }, (_, i) => Math.cos(i) / 2)).reshape(shape).requiresGrad_();
+  }
+
+  it('after backward only the leaves\' new .grad tensors are left of what the pass allocated', () => {
+    const { loss, params } = mlp(false);
+    const seed = ones([]);
+    const before = live();
+    loss.backward(seed);
+    expect(live() - before).toBe(params.length);
+    for (const p of params) expect(p.grad!.shape).toEqual(p.shape);
+  });
+
+  it('the gradients are the same as when a hook sees them (which keeps every gradient to the garbage collector)', async () => {
+    const plain = mlp(false);
+    plain.loss.backward();
+    const hooked = mlp(true);
+    hooked.loss.backward();
+    for (let i = 0; i < plain.params.length; i++) {
+      expect(Array.from(await plain.params[i]!.grad!.data())).toEqual(Array.from(await hooked.params[i]!.grad!.data()));
+    }
+  });
+
+  it('one gradient sent to several inputs (x + x, a shared weight) is freed only after the last of them ran', async () => {
+    const w = leafOf([4, 4]);
+    const x = tensor([[1, 2, 3, 4]]);
+    const h = x.matmul(w);
+    const loss = h.add(h).matmul(w).mul(h).sum(); // h's gradient arrives from add (twice) and mul
+    loss.backward();
+    // d/dw of sum((2h)·w ⊙ h) with h = x·w, from the same formula by hand in float64:
+    const W = await w.data();
+    const X = [1, 2, 3, 4];
+    const H = [0, 1, 2, 3].map((j) => X.reduce((s, xi, i) => s + xi * W[i * 4 + j]!, 0));
+    const Y = [0, 1, 2, 3].map((j) => H.reduce((s, hi, i) => s + 2 * hi * W[i * 4 + j]!, 0));
+    // loss = Σ_j Y_j·H_j; dL/dH_j = Y_j + Σ_k 2·W[j][k]·H_k; dL/dW = xᵀ·dL/dH + (2H)ᵀ·H
+    const dH = [0, 1, 2, 3].map((j) => Y[j]! + [0, 1, 2, 3].reduce((s, k) => s + 2 * W[j * 4 + k]! * H[k]!, 0));
+    const expected = [0, 1, 2, 3].flatMap((i) => [0, 1, 2, 3].map((j) => X[i]! * dH[j]! + 2 * H[i]! * H[j]!));
+    expectClose(Array.from(await w.grad!.data()), expected, { atol: 1e-4, rtol: 1e-5 });
+  });
+});
+
 describe('gradients in the dtype of the forward tensors (AC-14)', () => {
   it('a float16 leaf gets a float16 gradient', () => {
     const h = leaf([1, 2, 3], float16);

@@ -13,6 +13,7 @@ import { accumulateGrad, Node, outputNumber, runHooks, type BackwardFn, type Edg
 import { leafHooks } from './hooks.js';
 import { isContiguous, sameShape } from '../tensor/shape.js';
 import { valuesNow } from '../tensor/host-data.js';
+import { freeingTemporaries } from '../tensor/temporaries.js';
 
 /** Whether an op over these inputs records a node (grad mode on, not in inference mode, and some input requires grad). */
 export function needsGrad(...inputs: readonly unknown[]): boolean {
@@ -205,11 +206,15 @@ export function execute(roots: readonly Tensor[], rootGrads: readonly Tensor[], 
   };
   // A leaf's gradients are summed over the pass; its hooks then see the sum, once (PyTorch's AccumulateGrad).
   const leafGrads = new Map<Tensor, Tensor>();
+  // Set once the nodes are known, for a plain backward whose gradients only the pass refers to.
+  let made: PassGradients | null = null;
   const toLeaf = (leaf: Tensor, g: Tensor) => {
     if (inputs) leafInputs.get(leaf)?.forEach((i) => take(i, g));
     else {
       const prev = leafGrads.get(leaf);
-      leafGrads.set(leaf, prev ? prev.add(g) : g);
+      const sum = prev ? prev.add(g) : g;
+      leafGrads.set(leaf, sum);
+      made?.hold(sum); // for good: it reaches .grad
     }
   };
   // Backward runs in the forward dtypes (AC-14), whatever autocast region it is called in. The
@@ -221,7 +226,10 @@ export function execute(roots: readonly Tensor[], rootGrads: readonly Tensor[], 
       let slots = grads.get(node);
       if (!slots) grads.set(node, (slots = new Array<Tensor | null>(node.outputs).fill(null)));
       const prev = slots[output];
-      slots[output] = prev ? prev.add(g) : g;
+      const sum = prev ? prev.add(g) : g;
+      slots[output] = sum;
+      made?.hold(sum);
+      if (prev) made?.letGo(prev);
     };
     roots.forEach((root, i) => {
       // Each root's gradient in the root's dtype and on its device, like every other gradient.
@@ -235,6 +243,9 @@ export function execute(roots: readonly Tensor[], rootGrads: readonly Tensor[], 
     const firstSerial = nextStorageSerial();
     let userCodeSaw = createGraph || order.some((node) => node.userCode || node.hooks.length > 0);
     const runs = inputs ? nodesToRun(order, leafInputs, nodeInputs) : null;
+    // Only a plain backward's gradients are the pass's own: user code, autograd.grad's results and
+    // a recorded backward may keep any of them.
+    if (!userCodeSaw && !inputs) made = new PassGradients(firstSerial);
     try {
       for (const node of order) {
         const slots = grads.get(node);
@@ -246,14 +257,24 @@ export function execute(roots: readonly Tensor[], rootGrads: readonly Tensor[], 
         });
         if (runs && !runs.has(node)) continue;
         const hooked = node.hooks.length === 0 ? slots : slots.map((g, output) => g && runHooks(node.hooks, output, g));
-        const inputGrads = applyNode(node, hooked, createGraph);
-        node.edges.forEach((edge, i) => {
-          const ig = inputGrads[i];
-          if (!edge || !ig) return;
-          const conformed = conform(ig, edge, node.name, i);
-          if (edge.node) arrive(edge.node, edge.output ?? 0, conformed);
-          else if (edge.leaf) toLeaf(edge.leaf, conformed);
-        });
+        const propagate = () => {
+          const inputGrads = applyNode(node, hooked, createGraph);
+          node.edges.forEach((edge, i) => {
+            const ig = inputGrads[i];
+            if (!edge || !ig) return;
+            const conformed = conform(ig, edge, node.name, i);
+            if (edge.node) arrive(edge.node, edge.output ?? 0, conformed);
+            else if (edge.leaf) toLeaf(edge.leaf, conformed);
+          });
+        };
+        if (made) {
+          // What the node's formula and the placing made but no slot holds (an op's base tensor
+          // behind the view it returned, a gradient before sumToShape) is freed at once.
+          const pass = made;
+          freeingTemporaries(propagate, (t) => pass.holds(t));
+          for (const g of slots) if (g) pass.letGo(g);
+          pass.sweep();
+        } else propagate();
       }
       for (const leaf of leafGrads.keys()) if (leafHooks(leaf).length > 0) userCodeSaw = true;
       const kept = new Set<Storage>();
@@ -272,6 +293,43 @@ export function execute(roots: readonly Tensor[], rootGrads: readonly Tensor[], 
     }
   })));
   return results;
+}
+
+/**
+ * The gradients one plain backward pass makes, freed as soon as no gradient slot holds them any
+ * more (PyTorch frees them by reference count) instead of piling up until the garbage collector
+ * finds them: a training step's backward then reuses its own memory. One tensor may sit in several
+ * slots (a node may return it for several inputs), so slots are counted.
+ */
+class PassGradients {
+  private readonly slots = new Map<Tensor, number>();
+  private readonly released: Tensor[] = [];
+
+  /** `firstSerial`: storages from this serial on were allocated by the pass. */
+  constructor(private readonly firstSerial: number) {}
+
+  /** A slot (or a leaf's sum, for good) now holds `g`. */
+  hold(g: Tensor): void {
+    this.slots.set(g, (this.slots.get(g) ?? 0) + 1);
+  }
+
+  holds(g: Tensor): boolean {
+    return this.slots.has(g);
+  }
+
+  /** A slot let go of `g`: it is freed at the next sweep unless a slot holds it by then. */
+  letGo(g: Tensor): void {
+    const n = (this.slots.get(g) ?? 1) - 1;
+    if (n > 0) this.slots.set(g, n);
+    else this.slots.delete(g);
+    this.released.push(g);
+  }
+
+  /** Disposes the released gradients that no slot holds and that this pass allocated. */
+  sweep(): void {
+    for (const g of this.released) if (!this.slots.has(g) && g._storage.serial >= this.firstSerial) g.dispose();
+    this.released.length = 0;
+  }
 }
 
 /** Whether `g` is a dense view of all of its storage, from its first element. */

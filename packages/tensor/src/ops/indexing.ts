@@ -52,6 +52,15 @@ export function gather(x: Tensor, dim: number, index: Tensor): Tensor {
   const d = normalizeDim(dim, x.ndim, 'gather');
   checkGatherShapes('gather', x, d, index);
   checkIndexValues('gather', index, x.ndim === 0 ? 1 : x.shape[d]!, d);
+  return gatherInRange(x, d, index);
+}
+
+/**
+ * gather along the normalized dim `d` with an index whose values are known to fit: made by an
+ * argmax, or checked when the forward that saved it ran (reading every index value again on the
+ * host would cost as much as the gather itself).
+ */
+export function gatherInRange(x: Tensor, d: number, index: Tensor): Tensor {
   const backend = backendOf(x.device);
   requireCompute(backend, x.dtype, 'gather');
   const out = allocate(index.shape, x.dtype, x.device);
@@ -59,7 +68,7 @@ export function gather(x: Tensor, dim: number, index: Tensor): Tensor {
   // Each picked element's gradient goes back to where it came from; repeats add up. Under
   // createGraph the scatterAdd is recorded, so a second backward gathers again (maxPool's double backward).
   return record('GatherBackward', out, [x, index], (g) => [
-    scatterAdd(zerosOf(x, g), d, index, g).reshape(x.shape),
+    autocastOp('scatterAdd', [zerosOf(x, g), index, g] as const, (a, i, s) => scatterAddInRange(a, d, i, s)).reshape(x.shape),
     null,
   ], [index]);
 }
@@ -80,11 +89,16 @@ function scatterAddImpl(x: Tensor, dim: number, index: Tensor, src: Tensor): Ten
   const d = normalizeDim(dim, x.ndim, 'scatterAdd');
   checkGatherShapes('scatterAdd', x, d, index, src);
   checkIndexValues('scatterAdd', index, x.ndim === 0 ? 1 : x.shape[d]!, d);
+  return scatterAddInRange(x, d, index, src);
+}
+
+/** scatterAdd along the normalized dim `d` with an index whose values are known to fit (see gatherInRange). */
+function scatterAddInRange(x: Tensor, d: number, index: Tensor, src: Tensor): Tensor {
   const backend = backendOf(x.device);
   requireCompute(backend, x.dtype, 'scatterAdd');
   const out = contiguousCopy(x);
   if (index.numel() > 0) backend.kernels.scatterAdd(ref(out), d, ref(index), ref(src));
-  return record('ScatterAddBackward', out, [x, index, src], (g) => [g, null, src.requiresGrad ? srcGradient(gather(g, d, index), src) : null], [index]);
+  return record('ScatterAddBackward', out, [x, index, src], (g) => [g, null, src.requiresGrad ? srcGradient(gatherInRange(g, d, index), src) : null], [index]);
 }
 
 /**

@@ -9,7 +9,7 @@ import { normalizeDim } from '../tensor/shape.js';
 import { binary, cast, scalarTensor } from './elementwise.js';
 import { expand, reshape } from './views.js';
 import { record } from '../autograd/engine.js';
-import { gather } from './indexing.js';
+import { gatherInRange } from './indexing.js';
 import { autocastIdle, autocastOp } from '../amp/autocast.js';
 
 /**
@@ -165,8 +165,8 @@ export function extreme(op: 'max' | 'min', x: Tensor, dim: number | undefined, k
   const indices = argReduce(op === 'max' ? 'argmax' : 'argmin', x, dim, true);
   if (x.ndim === 0) return valuesIndices(amax(op, x, dim, keepdim), reshape(indices, []));
   // Values gathered at the indices: the gradient goes to that one element, as in PyTorch.
-  const values = gather(x, dim, indices);
   const axis = normalizeDim(dim, x.ndim, op);
+  const values = gatherInRange(x, axis, indices);
   return keepdim ? valuesIndices(values, indices) : valuesIndices(values.squeeze(axis), indices.squeeze(axis));
 }
 
