@@ -4,8 +4,8 @@ import '@core/backend-cpu';
 import { createCpuBackend } from '@core/backend-cpu';
 import { F, nn } from '@core/nn';
 import {
-  ampConfig, AnomalyError, autocast, bfloat16, detectAnomaly, DTypeError, float16, noGrad, randint, randn,
-  registerAutocastPolicy, registerBackend, StabilityGuard, tensor, TensorError, type Backend,
+  ampConfig, AnomalyError, autocast, autocastPolicy, bfloat16, detectAnomaly, DTypeError, float16, noGrad, randint, randn,
+  getBackend, registerAutocastPolicy, registerBackend, StabilityGuard, tensor, TensorError, type Backend,
 } from '@core/tensor';
 import { describe, expect, it } from 'vitest';
 import { expectError, here } from '../helpers/assert.js';
@@ -17,19 +17,54 @@ registerBackend({
   create: (): Backend<unknown> => {
     const cpu = createCpuBackend();
     const { bfloat16: _dropped, ...dtypes } = cpu.capabilities.dtypes;
-    return { ...cpu, name: 'halfonly', capabilities: { ...cpu.capabilities, dtypes: { ...dtypes, bfloat16: { storage: true, compute: false } } } };
+    // No autocastSpeed: a backend that does not say counts as faster wherever it computes.
+    const capabilities = { ...cpu.capabilities, dtypes: { ...dtypes, bfloat16: { storage: true, compute: false } }, autocastSpeed: undefined };
+    return { ...cpu, name: 'halfonly', capabilities };
   },
 });
+
+/** A cpu backend under another name that reports how fast autocast is there. */
+function speedDevice(name: string, autocastSpeed: Backend['capabilities']['autocastSpeed']): void {
+  registerBackend({
+    name,
+    priority: 1,
+    create: (): Backend<unknown> => {
+      const cpu = createCpuBackend();
+      return { ...cpu, name, capabilities: { ...cpu.capabilities, autocastSpeed } };
+    },
+  });
+  registerAutocastPolicy(name, autocastPolicy('cpu')!);
+}
+speedDevice('slowhalf', { bfloat16: { faster: false, reason: 'no AVX512-BF16 here' }, float16: { faster: false, reason: 'no float16 arithmetic' } });
+speedDevice('fastbf16', { bfloat16: { faster: true, reason: 'vdpbf16ps' }, float16: { faster: false, reason: 'no float16 arithmetic' } });
+speedDevice('fastfp16', { bfloat16: { faster: false, reason: 'bf16 widens' } });
 registerAutocastPolicy('halfonly', {
   defaultDtype: float16, allowedDtypes: [float16, bfloat16], lowerPrecision: ['matmul', 'linear'], fp32: ['crossEntropy'],
   fp32FirstArg: [], promote: [], banned: {},
 });
 
 describe('ampConfig: one flag', () => {
-  it('auto on the cpu picks bf16 without a scaler, and says why', () => {
-    const c = ampConfig('cpu');
+  it('auto picks bf16 without a scaler where the backend computes it and calls it faster, and says why', () => {
+    const c = ampConfig('fastbf16');
     expect(c).toMatchObject({ mode: 'bf16', enabled: true, dtype: bfloat16, useScaler: false });
-    expect(c.reason).toMatch(/bf16 on cpu/);
+    expect(c.reason).toMatch(/bf16 on fastbf16/);
+  });
+
+  it('auto falls back to off where autocast is not faster than float32, naming why for each dtype; explicit modes still work', () => {
+    const c = ampConfig('slowhalf');
+    expect(c).toMatchObject({ mode: 'off', enabled: false, dtype: null, useScaler: false });
+    expect(c.reason).toBe('amp auto → off on slowhalf, training in float32: bfloat16 is not faster than float32 there (no AVX512-BF16 here); float16 is not faster either (no float16 arithmetic)');
+    expect(ampConfig('slowhalf', 'bf16')).toMatchObject({ mode: 'bf16', enabled: true, dtype: bfloat16 });
+    expect(ampConfig('slowhalf', 'fp16')).toMatchObject({ mode: 'fp16', enabled: true, useScaler: true });
+    // A dtype the backend leaves out counts as faster: fp16 with a scaler, saying why not bf16.
+    expect(ampConfig('fastfp16')).toMatchObject({ mode: 'fp16', useScaler: true, reason: expect.stringContaining('bfloat16 is not faster than float32 there (bf16 widens)') });
+  });
+
+  it('auto on the cpu follows what the cpu backend reports', () => {
+    const speed = getBackend('cpu').capabilities.autocastSpeed?.bfloat16;
+    const c = ampConfig('cpu');
+    expect(c.mode).toBe(speed === undefined || speed.faster ? 'bf16' : 'off');
+    if (speed && !speed.faster) expect(c.reason).toContain(speed.reason);
   });
 
   it('fp16 asks for a GradScaler; off is float32', () => {

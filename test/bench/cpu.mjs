@@ -7,7 +7,8 @@
 //   npx -y pnpm@12.4.2 bench:cpu                     (builds the packages first)
 //   node test/bench/cpu.mjs --only=matmul,mlp --libs=ours,jax-wasm --budget=500
 // --only (workload ids or kinds) and --libs make a partial run, which prints but writes nothing.
-// Library ids: ours, ours-compiled (the training steps through compile()), tfjs-cpu, tfjs-wasm,
+// Library ids: ours, ours-compiled (the training steps through compile()), ours-bf16 (the training
+// steps under bf16 autocast), tfjs-cpu, tfjs-wasm,
 // jax-wasm, numpy, torch. The training steps: mlp, mnist-net (pytorch/examples mnist), gpt (nanoGPT).
 // --budget is the time one library may spend on one workload's timed runs (ms, default 1500).
 import { availableParallelism } from 'node:os';
@@ -153,7 +154,7 @@ function gptWeights({ vocabSize, blockSize, nLayer, nEmbd: C }) {
 
 // ---- the run ----------------------------------------------------------------------------------------
 
-const libraries = await loadLibraries(['ours', 'ours-compiled', 'tfjs-cpu', 'tfjs-wasm', 'jax-wasm', 'numpy', 'torch'], libs);
+const libraries = await loadLibraries(['ours', 'ours-compiled', 'ours-bf16', 'tfjs-cpu', 'tfjs-wasm', 'jax-wasm', 'numpy', 'torch'], libs);
 const started = performance.now();
 const rows = await runWorkloads(WORKLOADS, libraries, { budgetMs });
 
@@ -164,13 +165,13 @@ const report = {
     `fp32 throughout; every library gets the same seeded inputs. Each figure is the median of several timed runs after warm-up (at least 0.5 s of runs), with one untimed turn of the event loop between runs (as a program's DataLoader gives: garbage-collected memory is reused) and a 100 ms pause between libraries (so idle worker threads of one don't take cores from the next); the number of runs adapts to a budget of ${budgetMs} ms per library and workload.`,
     'Each timed run ends when the result is computed, as each library requires (below). Higher is better in every unit; a ratio above 1 means ours is faster.',
     `Checks: each peer's result is compared with ours (the output tensor; for a training step, the losses of the first two steps from the same initial weights, run without dropout): relative error = max |peer − ours| / max |ours|, tolerance ${TOL_SUMS} (${TOL_EXACT} for add). A failed check is marked ✗.`,
-    `ours: device 'cpu', which uses whatever kernels and threads the installed @core/backend-cpu provides (${availableParallelism()} cores here; its native path and the CPU features it found are listed below). "ours, compiled" runs the same training steps through \`compile()\`; its traces are warm-up, and "compiled / eager" is its figure over ours.`,
+    `ours: device 'cpu', which uses whatever kernels and threads the installed @core/backend-cpu provides (${availableParallelism()} cores here; its native path and the CPU features it found are listed below). "ours, compiled" runs the same training steps through \`compile()\`; its traces are warm-up, and "compiled / eager" is its figure over ours. "ours, bf16 autocast" computes each training step's loss under \`autocast({ deviceType: 'cpu', dtype: bfloat16 })\`; "bf16 / fp32" is its figure over ours, and its check allows bfloat16's rounding (relative 3e-2).`,
     'The two training programs: pytorch/examples mnist\'s Net as main.py trains it (dropout on after the two checked steps), and a small GPT in nanoGPT\'s shape (dropout 0, no gradient clipping, AdamW as its configure_optimizers sets it up), both from the same seeded weights in every library (test/bench/lib/programs.mjs and their PyTorch twins in test/bench/overhead_torch.py). Ours attends with F.scaledDotProductAttention, as nanoGPT does where the library has it; PyTorch before 2.0 has none, and there nanoGPT\'s masked-softmax path runs.',
     'NumPy and PyTorch run in child Python processes (test/bench/overhead_torch.py) that time their own loops by the same rules; without them installed their columns say so and the rest runs. An empty cell gives the reason in a note: NumPy has no conv2d or autograd, the JavaScript peers have no port of the two training programs.',
   ],
   libraries: listed,
-  ratios: listed.filter((l) => l.id !== 'ours').map((l) => (l.id === 'ours-compiled'
-    ? { numerator: l.id, denominator: 'ours', label: 'compiled / eager' }
+  ratios: listed.filter((l) => l.id !== 'ours').map((l) => (l.id === 'ours-compiled' || l.id === 'ours-bf16'
+    ? { numerator: l.id, denominator: 'ours', label: l.id === 'ours-compiled' ? 'compiled / eager' : 'bf16 / fp32' }
     : { numerator: 'ours', denominator: l.id })),
   rows,
 };

@@ -1,7 +1,9 @@
 // The addon's JavaScript surface (packages/backend-cpu/src/native.ts declares it):
-//   info()                         { features, kernels, openblas, openblasDetail, cores }
+//   info()                         { features, kernels, openblas, openblasDetail, cores, dpbf16 }
 //   gemm(a, b, out, params, kind)  out = a @ b in float32 with kernel `kind`; returns the kernel that ran
 //   elementwise(op, out, a, b, params)  out = a (op 'copy') or a + − × ÷ b over strided float32 views
+//   random, reduce, softmax, crossEntropy, adamw   see numeric_addon.h
+//   halfGemm, halfElementwise, halfArgReduce, halfScatterAdd, halfGather, halfUnary   16-bit kernels (half.h), below
 // gemm's params (a Float64Array) = [batches, m, n, k, then offset, batch, row and column strides of a,
 // b and out, then threads]; elementwise's = [rank, threads, shape, then offset and strides of out, a
 // and b]. Every access is bounds-checked against the arrays before anything runs.
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -16,6 +19,8 @@
 
 #include "cpu_features.h"
 #include "gemm.h"
+#include "half.h"
+#include "numeric_addon.h"
 #include "openblas.h"
 #include "strided.h"
 
@@ -49,6 +54,7 @@ Napi::Value Info(const Napi::CallbackInfo& info) {
   out.Set("openblas", OpenBlas::instance().available());
   out.Set("openblasDetail", OpenBlas::instance().detail());
   out.Set("cores", std::max(1u, std::thread::hardware_concurrency()));
+  out.Set("dpbf16", dpbf16Available());
   return out;
 }
 
@@ -140,36 +146,59 @@ Napi::Value Gemm(const Napi::CallbackInfo& info) {
   throw Napi::Error::New(env, "gemm: kernel '" + kind + "' cannot run on this CPU");
 }
 
+/** What elementwise and halfElementwise read from their op and params: the op, threads, shape, then each operand's offset and strides. */
+struct StridedCall {
+  ElementOp op;
+  int rank;
+  int threads;
+  int64_t shape[MAX_RANK];
+  std::vector<int64_t> f;
+  /** Operand o's (out 0, a 1, b 2) offset, followed by its strides. */
+  const int64_t* operand(int o) const { return f.data() + 2 + rank + o * (1 + rank); }
+};
+
+/** Checks and reads info[0] (the op) and info[4] (params, `extra` numbers beyond the shared layout, described by `extraLayout`). */
+StridedCall stridedCall(const Napi::CallbackInfo& info, const char* op, size_t extra, const std::string& extraLayout) {
+  Napi::Env env = info.Env();
+  static const std::pair<const char*, ElementOp> OPS[] = {
+      {"copy", ElementOp::copy}, {"add", ElementOp::add}, {"sub", ElementOp::sub}, {"mul", ElementOp::mul}, {"div", ElementOp::div}};
+  const std::string name = info[0].As<Napi::String>().Utf8Value();
+  const auto found = std::find_if(std::begin(OPS), std::end(OPS), [&](const auto& entry) { return name == entry.first; });
+  if (found == std::end(OPS)) throw Napi::Error::New(env, std::string(op) + ": op must be copy, add, sub, mul or div, got '" + name + "'");
+  Napi::Float64Array params = info[4].As<Napi::Float64Array>();
+  const int64_t rank = params.ElementLength() > 0 ? integer(env, params[0], "rank", op) : -1;
+  if (rank < 0 || rank > MAX_RANK || params.ElementLength() != static_cast<size_t>(2 + rank + 3 * (1 + rank)) + extra) {
+    throw Napi::RangeError::New(env, std::string(op) + ": params holds [rank ≤ " + std::to_string(MAX_RANK) +
+                                         ", threads, shape, then offset and strides of out, a and b" + extraLayout + "], got " +
+                                         std::to_string(params.ElementLength()) + " numbers");
+  }
+  StridedCall call;
+  call.op = found->second;
+  call.rank = static_cast<int>(rank);
+  call.f.resize(params.ElementLength());
+  for (size_t i = 0; i < call.f.size(); ++i) call.f[i] = integer(env, params[i], "every param", op);
+  call.threads = static_cast<int>(std::min<int64_t>(call.f[1], 256));
+  if (call.threads < 1) throw Napi::RangeError::New(env, std::string(op) + ": threads must be at least 1");
+  for (int d = 0; d < call.rank; ++d) {
+    call.shape[d] = call.f[2 + d];
+    if (call.shape[d] < 1) throw Napi::RangeError::New(env, std::string(op) + ": every extent must be at least 1");
+  }
+  return call;
+}
+
 Napi::Value Elementwise(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() != 5 || !info[0].IsString() || !isF32(info, 1) || !isF32(info, 2) || !isF32(info, 3) || !isF64(info, 4)) {
     throw Napi::TypeError::New(env, "elementwise(op, out, a, b, params): op is a string, out, a and b Float32Arrays, params a Float64Array");
   }
-  static const std::pair<const char*, ElementOp> OPS[] = {
-      {"copy", ElementOp::copy}, {"add", ElementOp::add}, {"sub", ElementOp::sub}, {"mul", ElementOp::mul}, {"div", ElementOp::div}};
-  const std::string name = info[0].As<Napi::String>().Utf8Value();
-  const auto found = std::find_if(std::begin(OPS), std::end(OPS), [&](const auto& op) { return name == op.first; });
-  if (found == std::end(OPS)) throw Napi::Error::New(env, "elementwise: op must be copy, add, sub, mul or div, got '" + name + "'");
-  Napi::Float64Array params = info[4].As<Napi::Float64Array>();
-  const int64_t rank = params.ElementLength() > 0 ? integer(env, params[0], "rank", "elementwise") : -1;
-  if (rank < 0 || rank > MAX_RANK || params.ElementLength() != static_cast<size_t>(2 + rank + 3 * (1 + rank))) {
-    throw Napi::RangeError::New(env, "elementwise: params holds [rank ≤ " + std::to_string(MAX_RANK) +
-                                         ", threads, shape, then offset and strides of out, a and b], got " +
-                                         std::to_string(params.ElementLength()) + " numbers");
-  }
-  std::vector<int64_t> f(params.ElementLength());
-  for (size_t i = 0; i < f.size(); ++i) f[i] = integer(env, params[i], "every param", "elementwise");
+  const StridedCall call = stridedCall(info, "elementwise", 0, "");
   StridedProblem p;
-  p.op = found->second;
-  p.rank = static_cast<int>(rank);
-  const int threads = static_cast<int>(std::min<int64_t>(f[1], 256));
-  if (threads < 1) throw Napi::RangeError::New(env, "elementwise: threads must be at least 1");
-  for (int d = 0; d < p.rank; ++d) {
-    p.shape[d] = f[2 + d];
-    if (p.shape[d] < 1) throw Napi::RangeError::New(env, "elementwise: every extent must be at least 1");
-  }
-  const int64_t* operand[3];
-  for (int o = 0; o < 3; ++o) operand[o] = f.data() + 2 + rank + o * (1 + rank);
+  p.op = call.op;
+  p.rank = call.rank;
+  const int rank = call.rank;
+  const int threads = call.threads;
+  std::copy(call.shape, call.shape + rank, p.shape);
+  const int64_t* operand[3] = {call.operand(0), call.operand(1), call.operand(2)};
   std::copy(operand[0] + 1, operand[0] + 1 + rank, p.outStrides);
   std::copy(operand[1] + 1, operand[1] + 1 + rank, p.aStrides);
   std::copy(operand[2] + 1, operand[2] + 1 + rank, p.bStrides);
@@ -183,6 +212,226 @@ Napi::Value Elementwise(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// The 16-bit entry points (half.h); dpbf16 in info() says whether vdpbf16ps runs:
+//   halfGemm(a, b, out, params, type, kind)  out = a @ b for Uint16Array a and b of `type` ('bf16' or
+//       'f16'), out a Float32Array or a Uint16Array of that type; params as gemm's; returns the kernel that ran
+//   halfElementwise(op, out, a, b, params)   elementwise's ops where operands may be 16-bit: params as
+//       elementwise's, then the type codes of out, a and b (0 f32, 1 f16, 2 bf16)
+
+/** A Float32Array (f32) or a Uint16Array (f16, bf16) argument of element type `type`, or null. */
+void* elementsOf(const Napi::CallbackInfo& info, size_t i, Elem type, size_t& length) {
+  if (!info[i].IsTypedArray()) return nullptr;
+  Napi::TypedArray array = info[i].As<Napi::TypedArray>();
+  if (array.TypedArrayType() != (type == Elem::f32 ? napi_float32_array : napi_uint16_array)) return nullptr;
+  length = array.ElementLength();
+  // The element pointer of the view itself: the wasm heap's buffer is a SharedArrayBuffer, which ArrayBuffer() refuses.
+  if (type == Elem::f32) return info[i].As<Napi::Float32Array>().Data();
+  return info[i].As<Napi::Uint16Array>().Data();
+}
+
+Napi::Value HalfGemm(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* usage = "halfGemm(a, b, out, params, type, kind): type is 'bf16' or 'f16', a and b Uint16Arrays, out a Float32Array or Uint16Array, params a Float64Array, kind a string";
+  if (info.Length() != 6 || !isF64(info, 3) || !info[4].IsString() || !info[5].IsString()) throw Napi::TypeError::New(env, usage);
+  const std::string type = info[4].As<Napi::String>().Utf8Value();
+  if (type != "bf16" && type != "f16") throw Napi::TypeError::New(env, usage);
+  const Elem in = type == "bf16" ? Elem::bf16 : Elem::f16;
+  size_t aLength = 0, bLength = 0, outLength = 0;
+  const void* a = elementsOf(info, 0, in, aLength);
+  const void* b = elementsOf(info, 1, in, bLength);
+  const Elem outType = info[2].IsTypedArray() && info[2].As<Napi::TypedArray>().TypedArrayType() == napi_float32_array ? Elem::f32 : in;
+  void* out = elementsOf(info, 2, outType, outLength);
+  if (a == nullptr || b == nullptr || out == nullptr) throw Napi::TypeError::New(env, usage);
+  Napi::Float64Array params = info[3].As<Napi::Float64Array>();
+  if (params.ElementLength() != PARAMS) {
+    throw Napi::RangeError::New(env, "halfGemm: params holds " + std::to_string(PARAMS) + " numbers, got " + std::to_string(params.ElementLength()));
+  }
+  int64_t f[PARAMS];
+  for (size_t i = 0; i < PARAMS; ++i) f[i] = integer(env, params[i], "every param", "halfGemm");
+  const int64_t batches = f[0], m = f[1], n = f[2], k = f[3];
+  const int threads = static_cast<int>(std::min<int64_t>(f[16], 256));
+  if (batches < 1 || m < 1 || n < 1 || k < 1 || threads < 1) {
+    throw Napi::RangeError::New(env, "halfGemm: batches, m, n, k and threads must be at least 1");
+  }
+  HalfGemmProblem p;
+  p.batches = batches;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.in = in;
+  p.a = {checkedMatrix<const uint16_t>(env, static_cast<const uint16_t*>(a), aLength, f + 4, batches, m, k, "a"), f[5], f[6], f[7]};
+  p.b = {checkedMatrix<const uint16_t>(env, static_cast<const uint16_t*>(b), bLength, f + 8, batches, k, n, "b"), f[9], f[10], f[11]};
+  p.out = outType == Elem::f32 ? static_cast<void*>(checkedMatrix<float>(env, static_cast<float*>(out), outLength, f + 12, batches, m, n, "out"))
+                               : static_cast<void*>(checkedMatrix<uint16_t>(env, static_cast<uint16_t*>(out), outLength, f + 12, batches, m, n, "out"));
+  p.outType = outType;
+  p.outBatchStride = f[13];
+  p.outRowStride = f[14];
+  p.outColStride = f[15];
+  try {
+    return Napi::String::New(env, halfGemm(p, info[5].As<Napi::String>().Utf8Value(), threads));
+  } catch (const std::invalid_argument& e) {
+    throw Napi::Error::New(env, std::string("halfGemm: ") + e.what());
+  }
+}
+
+Napi::Value HalfElementwise(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* usage = "halfElementwise(op, out, a, b, params): op is a string, out, a and b Float32Arrays or Uint16Arrays as params' type codes say, params a Float64Array";
+  if (info.Length() != 5 || !info[0].IsString() || !isF64(info, 4)) throw Napi::TypeError::New(env, usage);
+  const StridedCall call = stridedCall(info, "halfElementwise", 3, ", then their type codes");
+  const std::vector<int64_t>& f = call.f;
+  const int rank = call.rank;
+  const int threads = call.threads;
+  HalfStridedProblem p;
+  p.op = call.op;
+  p.rank = rank;
+  std::copy(call.shape, call.shape + rank, p.shape);
+  for (int o = 0; o < 3; ++o) {
+    const int64_t code = f[f.size() - 3 + o];
+    if (code < 0 || code > 2) throw Napi::RangeError::New(env, "halfElementwise: a type code is 0 (f32), 1 (f16) or 2 (bf16)");
+    p.types[o] = code == 0 ? Elem::f32 : code == 1 ? Elem::f16 : Elem::bf16;
+  }
+  const char* names[3] = {"out", "a", "b"};
+  // copy reads a alone: b is a over again.
+  for (int o = 0; o < 3; ++o) {
+    const int from = p.op == ElementOp::copy && o == 2 ? 1 : o;
+    const int64_t* operand = call.operand(from);
+    std::copy(operand + 1, operand + 1 + rank, p.strides[o]);
+    p.types[o] = p.types[from];
+    size_t length = 0;
+    void* base = elementsOf(info, 1 + from, p.types[o], length);
+    if (base == nullptr) throw Napi::TypeError::New(env, std::string("halfElementwise: ") + names[from] + " is not the typed array its type code says");
+    p.data[o] = p.types[o] == Elem::f32
+                    ? static_cast<void*>(checkedOperand<float>(env, "halfElementwise", static_cast<float*>(base), length, operand[0], p.shape, p.strides[o], p.rank, names[from]))
+                    : static_cast<void*>(checkedOperand<uint16_t>(env, "halfElementwise", static_cast<uint16_t*>(base), length, operand[0], p.shape, p.strides[o], p.rank, names[from]));
+  }
+  halfStrided(p, threads);
+  return env.Undefined();
+}
+
+/** params as integers, checked to hold `fixed` numbers then `perDim` per dim of the rank in params[0] (≤ MAX_RANK). */
+std::vector<int64_t> rankedParams(Napi::Env env, const Napi::Value& value, const char* op, size_t fixed, size_t perDim, const char* layout) {
+  Napi::Float64Array params = value.As<Napi::Float64Array>();
+  const int64_t rank = params.ElementLength() > 0 ? integer(env, params[0], "rank", op) : -1;
+  if (rank < 1 || rank > MAX_RANK || params.ElementLength() != fixed + perDim * static_cast<size_t>(rank)) {
+    throw Napi::RangeError::New(env, std::string(op) + ": params holds " + layout + ", got " + std::to_string(params.ElementLength()) + " numbers");
+  }
+  std::vector<int64_t> f(params.ElementLength());
+  for (size_t i = 0; i < f.size(); ++i) f[i] = integer(env, params[i], "every param", op);
+  return f;
+}
+
+/** A 16-bit type code (1 f16, 2 bf16). */
+Elem halfType(Napi::Env env, int64_t code, const char* op) {
+  if (code != 1 && code != 2) throw Napi::RangeError::New(env, std::string(op) + ": the type code is 1 (f16) or 2 (bf16)");
+  return code == 1 ? Elem::f16 : Elem::bf16;
+}
+
+// halfArgReduce(op, x, out, params): op 'argmax' or 'argmin' along an axis of a 16-bit x (a Uint16Array)
+// into int32 out; params = [rank, axis, threads, type code, shape, x's offset and strides, out's offset and strides].
+Napi::Value HalfArgReduce(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* op = "halfArgReduce";
+  if (info.Length() != 4 || !info[0].IsString() || !info[1].IsTypedArray() || !info[2].IsTypedArray() || !isF64(info, 3) ||
+      info[1].As<Napi::TypedArray>().TypedArrayType() != napi_uint16_array || info[2].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+    throw Napi::TypeError::New(env, "halfArgReduce(op, x, out, params): op is 'argmax' or 'argmin', x a Uint16Array, out an Int32Array, params a Float64Array");
+  }
+  const std::string name = info[0].As<Napi::String>().Utf8Value();
+  if (name != "argmax" && name != "argmin") throw Napi::Error::New(env, "halfArgReduce: op must be argmax or argmin, got '" + name + "'");
+  const std::vector<int64_t> f = rankedParams(env, info[3], op, 6, 3, "[rank, axis, threads, type, shape, x's offset and strides, out's offset and strides]");
+  const int rank = static_cast<int>(f[0]);
+  const int64_t axis = f[1];
+  const int threads = static_cast<int>(std::min<int64_t>(f[2], 256));
+  if (axis < 0 || axis >= rank || threads < 1) throw Napi::RangeError::New(env, "halfArgReduce: the axis must be a dim of x and threads at least 1");
+  HalfView v;
+  v.rank = rank;
+  std::copy(f.begin() + 4, f.begin() + 4 + rank, v.shape);
+  std::copy(f.begin() + 5 + rank, f.begin() + 5 + 2 * rank, v.strides);
+  int64_t outExtents[MAX_RANK], outStrides[MAX_RANK];
+  std::copy(v.shape, v.shape + rank, outExtents);
+  outExtents[axis] = 1;
+  std::copy(f.begin() + 6 + 2 * rank, f.end(), outStrides);
+  for (int d = 0; d < rank; ++d) {
+    if (v.shape[d] < 1) throw Napi::RangeError::New(env, "halfArgReduce: every extent must be at least 1");
+  }
+  Napi::Uint16Array x = info[1].As<Napi::Uint16Array>();
+  Napi::Int32Array out = info[2].As<Napi::Int32Array>();
+  const uint16_t* xData = checkedOperand<const uint16_t>(env, op, x.Data(), x.ElementLength(), f[4 + rank], v.shape, v.strides, rank, "x");
+  int32_t* outData = checkedOperand<int32_t>(env, op, out.Data(), out.ElementLength(), f[5 + 2 * rank], outExtents, outStrides, rank, "out");
+  halfArgReduce(name == "argmax", halfType(env, f[3], op), xData, v, static_cast<int>(axis), outData, outStrides, threads);
+  return env.Undefined();
+}
+
+// halfScatterAdd(out, index, src, params): out[…, index[p], …] += src[p] along dim; halfGather(x, index,
+// out, params): out[p] = x[…, index[p], …] along dim. The 16-bit operands (out and src, or x and out) are
+// Uint16Arrays, index an Int32Array; params = [rank, dim, type code, the indexed tensor's extent along
+// dim, index's shape, then the offset and strides of the indexed tensor, index and the other].
+Napi::Value AlongAxis(const Napi::CallbackInfo& info, bool scatter) {
+  Napi::Env env = info.Env();
+  const char* op = scatter ? "halfScatterAdd" : "halfGather";
+  const auto typed = [&](size_t i, napi_typedarray_type type) { return info[i].IsTypedArray() && info[i].As<Napi::TypedArray>().TypedArrayType() == type; };
+  // The indexed tensor comes first for both; gather's index is its second argument, scatterAdd's too.
+  if (info.Length() != 4 || !typed(0, napi_uint16_array) || !typed(1, napi_int32_array) || !typed(2, napi_uint16_array) || !isF64(info, 3)) {
+    throw Napi::TypeError::New(env, std::string(op) + (scatter ? "(out, index, src, params): out and src" : "(x, index, out, params): x and out") +
+                                        " are Uint16Arrays, index an Int32Array, params a Float64Array");
+  }
+  const std::vector<int64_t> f = rankedParams(env, info[3], op, 7, 4, "[rank, dim, type, extent, index's shape, then three offsets and strides]");
+  const int rank = static_cast<int>(f[0]);
+  const int64_t dim = f[1], extent = f[3];
+  if (dim < 0 || dim >= rank || extent < 1) throw Napi::RangeError::New(env, std::string(op) + ": dim must be a dim, of extent at least 1");
+  HalfView v;
+  v.rank = rank;
+  std::copy(f.begin() + 4, f.begin() + 4 + rank, v.shape);
+  for (int d = 0; d < rank; ++d) {
+    if (v.shape[d] < 1) throw Napi::RangeError::New(env, std::string(op) + ": every extent of index must be at least 1");
+  }
+  const int64_t* operand[3];  // offset then strides of the indexed tensor, index, the other
+  for (int o = 0; o < 3; ++o) operand[o] = f.data() + 4 + rank + o * (1 + rank);
+  std::copy(operand[0] + 1, operand[0] + 1 + rank, v.strides);
+  int64_t indexedExtents[MAX_RANK];
+  std::copy(v.shape, v.shape + rank, indexedExtents);
+  indexedExtents[dim] = extent;
+  Napi::Uint16Array indexed = info[0].As<Napi::Uint16Array>(), other = info[2].As<Napi::Uint16Array>();
+  Napi::Int32Array index = info[1].As<Napi::Int32Array>();
+  uint16_t* indexedData = checkedOperand<uint16_t>(env, op, indexed.Data(), indexed.ElementLength(), operand[0][0], indexedExtents, v.strides, rank, scatter ? "out" : "x");
+  const int32_t* indexData = checkedOperand<const int32_t>(env, op, index.Data(), index.ElementLength(), operand[1][0], v.shape, operand[1] + 1, rank, "index");
+  uint16_t* otherData = checkedOperand<uint16_t>(env, op, other.Data(), other.ElementLength(), operand[2][0], v.shape, operand[2] + 1, rank, scatter ? "src" : "out");
+  try {
+    if (scatter) halfScatterAdd(halfType(env, f[2], op), indexedData, v, static_cast<int>(dim), extent, indexData, operand[1] + 1, otherData, operand[2] + 1);
+    else halfGather(indexedData, v, static_cast<int>(dim), extent, indexData, operand[1] + 1, otherData, operand[2] + 1);
+  } catch (const std::out_of_range& e) {
+    throw Napi::RangeError::New(env, std::string(op) + ": " + e.what());
+  }
+  return env.Undefined();
+}
+
+Napi::Value HalfScatterAdd(const Napi::CallbackInfo& info) { return AlongAxis(info, true); }
+Napi::Value HalfGather(const Napi::CallbackInfo& info) { return AlongAxis(info, false); }
+
+// halfUnary(op, x, out, params): out = op(x) ('exp', 'erf' or 'relu') over contiguous 16-bit Uint16Arrays;
+// params = [n, x's offset, out's offset, threads, type code].
+Napi::Value HalfUnary(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto typed = [&](size_t i) { return info[i].IsTypedArray() && info[i].As<Napi::TypedArray>().TypedArrayType() == napi_uint16_array; };
+  if (info.Length() != 4 || !info[0].IsString() || !typed(1) || !typed(2) || !isF64(info, 3)) {
+    throw Napi::TypeError::New(env, "halfUnary(op, x, out, params): op is 'exp', 'erf' or 'relu', x and out Uint16Arrays, params a Float64Array");
+  }
+  const std::string name = info[0].As<Napi::String>().Utf8Value();
+  if (name != "exp" && name != "erf" && name != "relu") throw Napi::Error::New(env, "halfUnary: op must be exp, erf or relu, got '" + name + "'");
+  Napi::Float64Array params = info[3].As<Napi::Float64Array>();
+  if (params.ElementLength() != 5) throw Napi::RangeError::New(env, "halfUnary: params holds [n, x's offset, out's offset, threads, type], got " + std::to_string(params.ElementLength()) + " numbers");
+  int64_t f[5];
+  for (int i = 0; i < 5; ++i) f[i] = integer(env, params[i], "every param", "halfUnary");
+  if (f[0] < 1 || f[3] < 1) throw Napi::RangeError::New(env, "halfUnary: n and threads must be at least 1");
+  const int64_t extent[1] = {f[0]}, unit[1] = {1};
+  Napi::Uint16Array x = info[1].As<Napi::Uint16Array>(), out = info[2].As<Napi::Uint16Array>();
+  const uint16_t* xData = checkedOperand<const uint16_t>(env, "halfUnary", x.Data(), x.ElementLength(), f[1], extent, unit, 1, "x");
+  uint16_t* outData = checkedOperand<uint16_t>(env, "halfUnary", out.Data(), out.ElementLength(), f[2], extent, unit, 1, "out");
+  halfUnary(name == "exp" ? HalfUnaryOp::exp : name == "erf" ? HalfUnaryOp::erf : HalfUnaryOp::relu, halfType(env, f[4], "halfUnary"), xData, outData, f[0],
+            static_cast<int>(std::min<int64_t>(f[3], 256)));
+  return env.Undefined();
+}
+
 }  // namespace
 
 }  // namespace core_cpu
@@ -191,6 +440,13 @@ static Napi::Object InitCoreCpu(Napi::Env env, Napi::Object exports) {
   exports.Set("info", Napi::Function::New(env, core_cpu::Info, "info"));
   exports.Set("gemm", Napi::Function::New(env, core_cpu::Gemm, "gemm"));
   exports.Set("elementwise", Napi::Function::New(env, core_cpu::Elementwise, "elementwise"));
+  core_cpu::addNumericExports(env, exports);
+  exports.Set("halfGemm", Napi::Function::New(env, core_cpu::HalfGemm, "halfGemm"));
+  exports.Set("halfElementwise", Napi::Function::New(env, core_cpu::HalfElementwise, "halfElementwise"));
+  exports.Set("halfArgReduce", Napi::Function::New(env, core_cpu::HalfArgReduce, "halfArgReduce"));
+  exports.Set("halfScatterAdd", Napi::Function::New(env, core_cpu::HalfScatterAdd, "halfScatterAdd"));
+  exports.Set("halfGather", Napi::Function::New(env, core_cpu::HalfGather, "halfGather"));
+  exports.Set("halfUnary", Napi::Function::New(env, core_cpu::HalfUnary, "halfUnary"));
   return exports;
 }
 

@@ -4,12 +4,12 @@ import { bytesPerElement, CpuStorage, isArrayFor } from './storage.js';
 import { wasmFused, wasmKernels } from './wasm/kernels.js';
 import { env } from './wasm/host.js';
 import { WasmRuntime } from './wasm/runtime.js';
-import { checkNativeOptions, type CpuGemmPath, type CpuNativeInfo, loadNative, nativeKernels } from './native.js';
+import { autocastSpeed, checkNativeOptions, type CpuGemmPath, type CpuNativeInfo, loadNative, nativeFused, nativeKernels } from './native.js';
 
 export { CpuStorage } from './storage.js';
 
 /** The contract version this backend implements; core checks its major against its own. */
-const IMPLEMENTS_CONTRACT = '1.4.0';
+const IMPLEMENTS_CONTRACT = '1.5.0';
 
 const FULL: DTypeSupport = { storage: true, compute: true };
 
@@ -40,7 +40,8 @@ export interface CpuBackendOptions {
    */
   readonly threads?: number;
   /**
-   * In Node, run float32 matmuls (matmul, bmm, linear) and large strided float32 copies and add/sub/mul/div (a convolution's data movement) in the native addon built with the package
+   * In Node, run float32, bfloat16 and float16 matmuls (matmul, bmm, linear), large strided copies and add/sub/mul/div (a convolution's data movement), casts between float32 and the 16-bit dtypes and the 16-bit max-pool kernels in the native addon built with the package
+   * (and random fills, float32 sums/max/min, softmax, logSoftmax, crossEntropy and the Adam/AdamW update)
    * (see `CpuBackend.native`). Default: on, unless the environment variable CORE_CPU_NATIVE is '0'.
    * Ignored when `kernels` is given. When the addon cannot load, the backend runs without it and
    * `native.reason` says why.
@@ -88,9 +89,9 @@ export interface CpuBackend extends Backend<CpuStorage> {
   /** The wasm kernels' state, or null when the backend runs TypeScript kernels only. */
   readonly wasm: CpuWasmInfo | null;
   /**
-   * Whether float32 matmuls run in the native addon: `{ loaded: true, gemm, features, threads }`
-   * with the GEMM in use ('avx512', 'avx2', 'portable' or 'openblas'), the CPU's features and the
-   * threads, or `{ loaded: false, reason }` (browsers, CORE_CPU_NATIVE=0, an addon that was not
+   * Whether float32 matmuls run in the native addon: `{ loaded: true, gemm, features, threads, halfGemm }`
+   * with the GEMM in use ('avx512', 'avx2', 'portable' or 'openblas'), the CPU's features, the
+   * threads and the GEMM of bfloat16 and float16 matmuls ('avx512_bf16': vdpbf16ps), or `{ loaded: false, reason }` (browsers, CORE_CPU_NATIVE=0, an addon that was not
    * built or does not load), in which case the wasm or TypeScript kernels run them.
    */
   readonly native: CpuNativeInfo;
@@ -112,6 +113,7 @@ export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
   const runtime = wasmWanted(options) ? new WasmRuntime({ threads: options.threads, sharedMemory: options.sharedMemory }) : null;
   const native = options.kernels ? { loaded: false as const, reason: 'the backend option kernels replaces every kernel' } : loadNative(options);
   const kernels = options.kernels ?? (runtime ? wasmKernels(runtime, CpuKernels) : CpuKernels);
+  const withNativeFused = (fused: Partial<FusedKernels<CpuStorage>>) => ('info' in native ? nativeFused(native, fused) : fused);
   // Storages carry the tag of the backend that allocated them: catches double frees and foreign storages.
   const tag = {};
   let allocations = 0;
@@ -133,7 +135,7 @@ export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
     name: 'cpu',
     contractVersion: IMPLEMENTS_CONTRACT,
     deviceCount: 1,
-    capabilities: CAPABILITIES,
+    capabilities: { ...CAPABILITIES, autocastSpeed: autocastSpeed(native) },
 
     alloc(index: number, dtype: DTypeName, numel: number): CpuStorage {
       checkDevice(index, 'alloc');
@@ -190,7 +192,7 @@ export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
     },
 
     kernels: 'info' in native ? nativeKernels(native, kernels) : kernels,
-    fused: runtime ? wasmFused(runtime, { ...CpuFused, ...options.fused }) : (options.fused ?? CpuFused),
+    fused: withNativeFused(runtime ? wasmFused(runtime, { ...CpuFused, ...options.fused }) : (options.fused ?? CpuFused)),
 
     wasm: runtime && {
       get active() {

@@ -2,10 +2,15 @@
 // build/Release/core_cpu.node when the package is built where cmake and a C++ compiler are) whose
 // fp32 GEMM runs AVX-512 or AVX2 FMA micro-kernels, or OpenBLAS where that is installed, and whose
 // strided fp32 copies and add/sub/mul/div take a convolution's data movement (im2col, the adds of
-// its adjoint, the bias) off the wasm and TypeScript kernels. Loading never throws: any failure
+// its adjoint, the bias) off the wasm and TypeScript kernels; it also fills random numbers and runs
+// float32 reductions, softmax, cross entropy and the Adam/AdamW update. bfloat16 and float16 have
+// their own kernels there (half*.cpp): a GEMM summing in float32 (vdpbf16ps on AVX512-BF16), casts
+// to and from float32, strided copies and arithmetic, exp, erf and relu, and max-pool's argmax, gather and
+// scatter-add, bit for bit the TypeScript kernels but for the GEMM's summation order. Loading never throws: any failure
 // (not Node, not built, turned off, a broken file) leaves the wasm and TypeScript kernels in
 // charge and says why in one line.
-import type { DTypeName, Kernels } from '@core/tensor';
+import type { AdamSpec, Capabilities, CrossEntropySpec, DTypeName, Kernels, RandomSpec, ReduceOp } from '@core/tensor';
+import type { CpuFusedKernels } from './kernels/fused.js';
 import { type Ref, sameShape } from './kernels/io.js';
 import { matmulShapesMatch } from './kernels/matmul.js';
 import { isContiguous, sizeOf } from './kernels/strided.js';
@@ -41,7 +46,20 @@ export type CpuGemmPath = 'avx512' | 'avx2' | 'portable' | 'openblas';
 
 const GEMM_PATHS: readonly CpuGemmPath[] = ['avx512', 'avx2', 'portable', 'openblas'];
 
-/** The native path is running: float32 matmuls (matmul, bmm, linear) and large strided float32 copies and arithmetic go through it. */
+/**
+ * The native GEMM of bfloat16 and float16 matmuls (summed in float32, rounded once):
+ * 'avx512_bf16' multiplies bfloat16 pairs with vdpbf16ps (AVX512-BF16; float16 operands widen into
+ * the AVX-512 kernel), the others widen both operands to float32 while packing and run that fp32
+ * micro-kernel.
+ */
+export type CpuHalfGemmPath = 'avx512_bf16' | 'avx512' | 'avx2' | 'portable';
+/** The 16-bit dtypes the addon computes and their codes in halfElementwise's params (0 is float32). */
+const HALF_CODES: Partial<Record<DTypeName, number>> = { float32: 0, float16: 1, bfloat16: 2 };
+
+/**
+ * The native path is running: float32 matmuls (matmul, bmm, linear), large strided float32 copies and
+ * arithmetic, random fills, float32 reductions and the fused float32 softmax, crossEntropy and Adam/AdamW go through it.
+ */
 export interface CpuNativeLoaded {
   /** The addon is loaded and runs float32 matmuls. */
   readonly loaded: true;
@@ -51,6 +69,13 @@ export interface CpuNativeLoaded {
   readonly features: readonly string[];
   /** Threads a large GEMM runs on, the calling one included. */
   readonly threads: number;
+  /**
+   * The GEMM that bfloat16 and float16 matmuls run (autocast's matmuls, linears and convolutions):
+   * 'avx512_bf16' where the CPU has AVX512-BF16 and no `gemm` option or CORE_CPU_GEMM names a
+   * kernel, else the float32 micro-kernel in use (OpenBLAS has no half GEMM: then the widest
+   * micro-kernel), fed operands widened to float32.
+   */
+  readonly halfGemm: CpuHalfGemmPath;
 }
 
 /** The native path is not running, and why (one line); the wasm and TypeScript kernels do the work. */
@@ -65,11 +90,24 @@ export interface CpuNativeUnavailable {
 export type CpuNativeInfo = CpuNativeLoaded | CpuNativeUnavailable;
 
 /** The addon's surface (native/cpu/src/addon.cpp). */
-interface CpuAddon {
-  info(): { features: string[]; kernels: CpuGemmPath[]; openblas: boolean; openblasDetail: string; cores: number };
+interface CpuAddon extends Partial<NumericAddon> {
+  info(): { features: string[]; kernels: CpuGemmPath[]; openblas: boolean; openblasDetail: string; cores: number; dpbf16: boolean };
   gemm(a: Float32Array, b: Float32Array, out: Float32Array, params: Float64Array, kind: CpuGemmPath): CpuGemmPath;
   elementwise(op: NativeElementOp, out: Float32Array, a: Float32Array, b: Float32Array, params: Float64Array): void;
+  halfGemm(a: Uint16Array, b: Uint16Array, out: Uint16Array | Float32Array, params: Float64Array, type: 'bf16' | 'f16', kind: CpuHalfGemmPath): CpuHalfGemmPath;
+  halfElementwise(op: NativeElementOp, out: HalfOrFloat, a: HalfOrFloat, b: HalfOrFloat, params: Float64Array): void;
+  halfArgReduce(op: 'argmax' | 'argmin', x: Uint16Array, out: Int32Array, params: Float64Array): void;
+  halfScatterAdd(out: Uint16Array, index: Int32Array, src: Uint16Array, params: Float64Array): void;
+  halfGather(x: Uint16Array, index: Int32Array, out: Uint16Array, params: Float64Array): void;
+  halfUnary(op: HalfUnaryOp, x: Uint16Array, out: Uint16Array, params: Float64Array): void;
 }
+
+type HalfOrFloat = Uint16Array | Float32Array;
+/** The unary ops the addon computes on contiguous 16-bit tensors. */
+type HalfUnaryOp = 'exp' | 'erf' | 'relu';
+const HALF_UNARY_OPS: ReadonlySet<string> = new Set<HalfUnaryOp>(['exp', 'erf', 'relu']);
+/** The addon's 16-bit entry points: an addon without them is an older build, and the native path stays off. */
+const HALF_ENTRY_POINTS = ['halfGemm', 'halfElementwise', 'halfArgReduce', 'halfScatterAdd', 'halfGather', 'halfUnary'] as const;
 
 /** How the native path is chosen (the backend options of the same names). */
 export interface NativeChoice {
@@ -80,7 +118,7 @@ export interface NativeChoice {
 }
 
 /** The loaded native path: what it reports and the matmul it runs. */
-export interface NativePath {
+export interface NativePath extends NativeNumerics {
   readonly info: CpuNativeLoaded;
   /**
    * Runs a float32 matmul natively and returns true, or returns false (doing nothing) for what it
@@ -94,6 +132,29 @@ export interface NativePath {
    * same view. `threads` overrides the choice by size.
    */
   elementwise(op: NativeElementOp, a: Ref, b: Ref, out: Ref, threads?: number): boolean;
+  /** `matmul` for bfloat16 and float16 operands summed in float32: returns false (doing nothing) for anything else. */
+  halfMatmul(a: Ref, b: Ref, out: Ref, accumulate: DTypeName, threads?: number): boolean;
+  /**
+   * `elementwise` where some operand is float16 or bfloat16 (the rest float32): a copy between
+   * dtypes is `cast` (bit for bit the TypeScript cast), arithmetic is one float32 operation rounded
+   * once into out's dtype. Returns false (doing nothing) for what it does not take.
+   */
+  halfElementwise(op: NativeElementOp, a: Ref, b: Ref, out: Ref, threads?: number): boolean;
+  /** `argReduce` of a float16 or bfloat16 x of rank ≥ 1 (max-pooling's window argmax): returns false (doing nothing) for anything else. */
+  halfArgReduce(op: 'argmax' | 'argmin', x: Ref, axis: number, out: Ref, threads?: number): boolean;
+  /**
+   * `scatterAdd` into a float16 or bfloat16 out of rank ≥ 1 (max-pooling's backward), each touched
+   * element summed in float32 and rounded once: returns false (doing nothing) for anything else.
+   * Throws a RangeError, out unchanged, for an index out of range.
+   */
+  halfScatterAdd(out: Ref, dim: number, index: Ref, src: Ref): boolean;
+  /** `gather` of a float16 or bfloat16 x of rank ≥ 1 (max-pooling's winners): returns false (doing nothing) for anything else; an index out of range is a RangeError. */
+  halfGather(x: Ref, dim: number, index: Ref, out: Ref): boolean;
+  /**
+   * `unary` exp, erf or relu of contiguous float16 or bfloat16 x and out (out may be x itself), bit for bit
+   * the TypeScript kernels: returns false (doing nothing) for anything else.
+   */
+  halfUnary(op: string, x: Ref, out: Ref, threads?: number): boolean;
 }
 
 /** The addon's default location: build/Release/core_cpu.node in this package (src/ and dist/ are one level below its root). */
@@ -126,6 +187,8 @@ function requireAddon(path: string): CpuAddon | string {
     if (typeof addon.info !== 'function' || typeof addon.gemm !== 'function' || typeof addon.elementwise !== 'function') {
       return `${path} is not the cpu backend's addon (it has no info(), gemm() and elementwise())`;
     }
+    const missing = HALF_ENTRY_POINTS.filter((name) => typeof addon[name] !== 'function');
+    if (missing.length > 0) return `the native addon ${path} is an older build without ${missing.join(', ')}(): rebuild it (\`pnpm --filter @core/backend-cpu build:native\`)`;
     return addon as CpuAddon;
   } catch (error) {
     return `the native addon ${path} failed to load: ${(error as Error).message}`;
@@ -172,10 +235,12 @@ export function loadNative(options: NativeChoice): NativePath | CpuNativeUnavail
   } catch (error) {
     return off(`the native addon ${path} failed to start: ${(error as Error).message}`);
   }
-  const gemm = chooseGemm(probe, options.gemm ?? env('CORE_CPU_GEMM'), options.gemm !== undefined ? 'the backend option gemm' : 'CORE_CPU_GEMM');
+  const wanted = options.gemm ?? env('CORE_CPU_GEMM');
+  const gemm = chooseGemm(probe, wanted, options.gemm !== undefined ? 'the backend option gemm' : 'CORE_CPU_GEMM');
   if (!GEMM_PATHS.includes(gemm as CpuGemmPath)) return off(gemm);
   const threads = Math.max(1, Math.floor(options.threads ?? defaultThreads(probe.cores)));
-  const info: CpuNativeLoaded = { loaded: true, gemm: gemm as CpuGemmPath, features: Object.freeze([...probe.features]), threads };
+  const halfGemm = chooseHalfGemm(probe, gemm as CpuGemmPath, wanted);
+  const info: CpuNativeLoaded = { loaded: true, gemm: gemm as CpuGemmPath, features: Object.freeze([...probe.features]), threads, halfGemm };
   // One parameter block, refilled per call: [batches, m, n, k, (offset, batch, row, column strides) of a, b, out, threads].
   const params = new Float64Array(17);
   const put = (at: number, ref: Ref): void => {
@@ -186,8 +251,11 @@ export function loadNative(options: NativeChoice): NativePath | CpuNativeUnavail
   };
   // elementwise's: [rank, threads, shape, (offset, strides) of out, a, b], one block per rank.
   const elementParamsByRank: Float64Array[] = [];
+  // halfElementwise's: elementwise's then the dtype codes of out, a and b.
+  const halfParamsByRank: Float64Array[] = [];
   return {
     info,
+    ...numericPath(addon, threads),
     matmul(a, b, out, accumulate, threadsNow) {
       const float32 = a.dtype === 'float32' && b.dtype === 'float32' && out.dtype === 'float32' && accumulate === 'float32';
       // Out must not share storage with an input: the kernels read a and b while writing out.
@@ -213,17 +281,139 @@ export function loadNative(options: NativeChoice): NativePath | CpuNativeUnavail
       if (!ELEMENT_OPS.has(op) || rank > NATIVE_MAX_RANK || numel === 0 || out.dtype !== 'float32') return false;
       if (!inputs.every((x) => x.dtype === 'float32' && sameShape(x.shape, out.shape) && (x.storage !== out.storage || (op !== 'copy' && sameView(x, out))))) return false;
       const elementParams = (elementParamsByRank[rank] ??= new Float64Array(2 + rank + 3 * (1 + rank)));
-      elementParams[0] = rank;
-      elementParams[1] = threadsNow ?? (numel >= NATIVE_PARALLEL_ELEMENTS ? threads : 1);
-      elementParams.set(out.shape, 2);
-      [out, a, b].forEach((x, i) => {
-        elementParams[2 + rank + i * (1 + rank)] = x.offset;
-        elementParams.set(x.strides, 3 + rank + i * (1 + rank));
-      });
+      fillStridedParams(elementParams, threadsNow ?? (numel >= NATIVE_PARALLEL_ELEMENTS ? threads : 1), out, a, b);
       addon.elementwise(op, out.storage.data as Float32Array, a.storage.data as Float32Array, b.storage.data as Float32Array, elementParams);
       return true;
     },
+    halfMatmul(a, b, out, accumulate, threadsNow) {
+      const type = a.dtype === 'bfloat16' ? 'bf16' : a.dtype === 'float16' ? 'f16' : null;
+      if (type === null || b.dtype !== a.dtype || out.dtype !== a.dtype || accumulate !== 'float32') return false;
+      if (!matmulShapesMatch(a, b, out) || out.storage === a.storage || out.storage === b.storage) return false;
+      const [batches, m, n] = out.shape;
+      const k = a.shape[2];
+      if (batches * m * n * k === 0) return false;
+      params.set([batches, m, n, k]);
+      put(4, a);
+      put(8, b);
+      put(12, out);
+      params[16] = threadsNow ?? (2 * batches * m * n * k >= NATIVE_PARALLEL_FLOPS ? threads : 1);
+      addon.halfGemm(a.storage.data as Uint16Array, b.storage.data as Uint16Array, out.storage.data as Uint16Array, params, type, halfGemm);
+      return true;
+    },
+    halfElementwise(op, a, b, out, threadsNow) {
+      const rank = out.shape.length;
+      const inputs = op === 'copy' ? [a] : [a, b];
+      const numel = sizeOf(out.shape);
+      if (!ELEMENT_OPS.has(op) || rank > NATIVE_MAX_RANK || numel === 0 || HALF_CODES[out.dtype] === undefined) return false;
+      if (![out, ...inputs].some((x) => x.dtype !== 'float32')) return false;
+      if (!inputs.every((x) => HALF_CODES[x.dtype] !== undefined && sameShape(x.shape, out.shape) && (x.storage !== out.storage || (op !== 'copy' && x.dtype === out.dtype && sameView(x, out))))) return false;
+      const size = 2 + rank + 3 * (1 + rank);
+      const halfParams = (halfParamsByRank[rank] ??= new Float64Array(size + 3));
+      fillStridedParams(halfParams, threadsNow ?? (numel >= NATIVE_PARALLEL_ELEMENTS ? threads : 1), out, a, b);
+      [out, a, op === 'copy' ? a : b].forEach((x, i) => (halfParams[size + i] = HALF_CODES[x.dtype]!));
+      const data = (x: Ref): HalfOrFloat => x.storage.data as HalfOrFloat;
+      addon.halfElementwise(op, data(out), data(a), data(op === 'copy' ? a : b), halfParams);
+      return true;
+    },
+    halfArgReduce(op, x, axis, out, threadsNow) {
+      const rank = x.shape.length;
+      const a = axis < 0 ? axis + rank : axis;
+      const code = x.dtype === 'float32' ? undefined : HALF_CODES[x.dtype];
+      if (code === undefined || out.dtype !== 'int32' || rank === 0 || rank > NATIVE_MAX_RANK || a < 0 || a >= rank) return false;
+      if (out.shape.length !== rank || !x.shape.every((n, d) => n > 0 && out.shape[d] === (d === a ? 1 : n))) return false;
+      const numel = sizeOf(x.shape);
+      addon.halfArgReduce(op, x.storage.data as Uint16Array, out.storage.data as Int32Array, Float64Array.from([
+        rank, a, threadsNow ?? (numel >= NATIVE_PARALLEL_ELEMENTS ? threads : 1), code, ...x.shape, x.offset, ...x.strides, out.offset, ...out.strides,
+      ]));
+      return true;
+    },
+    halfScatterAdd(out, dim, index, src) {
+      const params = alongAxisParams(out, dim, index, src);
+      if (params === null || out.storage === src.storage) return false;
+      addon.halfScatterAdd(out.storage.data as Uint16Array, index.storage.data as Int32Array, src.storage.data as Uint16Array, params);
+      return true;
+    },
+    halfUnary(op, x, out, threadsNow) {
+      const code = x.dtype === 'float32' ? undefined : HALF_CODES[x.dtype];
+      if (!HALF_UNARY_OPS.has(op) || code === undefined || out.dtype !== x.dtype || !sameShape(x.shape, out.shape)) return false;
+      const n = sizeOf(x.shape);
+      if (n === 0 || !isContiguous(x.shape, x.strides) || !isContiguous(out.shape, out.strides) || (x.storage === out.storage && x.offset !== out.offset)) return false;
+      addon.halfUnary(op as HalfUnaryOp, x.storage.data as Uint16Array, out.storage.data as Uint16Array,
+        Float64Array.of(n, x.offset, out.offset, threadsNow ?? (n >= NATIVE_MIN_ELEMENTS / 8 ? threads : 1), code));
+      return true;
+    },
+    halfGather(x, dim, index, out) {
+      const params = alongAxisParams(x, dim, index, out);
+      if (params === null || !sameShape(out.shape, index.shape)) return false;
+      addon.halfGather(x.storage.data as Uint16Array, index.storage.data as Int32Array, out.storage.data as Uint16Array, params);
+      return true;
+    },
   };
+}
+
+/**
+ * The params of halfGather and halfScatterAdd, or null for what they do not take: `indexed` (gather's
+ * x, scatterAdd's out) and `other` (out, src) of one 16-bit dtype, an int32 index of their rank
+ * (1 to NATIVE_MAX_RANK) that fits both, `other` in storage apart from the other two.
+ */
+function alongAxisParams(indexed: Ref, dim: number, index: Ref, other: Ref): Float64Array | null {
+  const rank = indexed.shape.length;
+  const d = dim < 0 ? dim + rank : dim;
+  const code = indexed.dtype === 'float32' ? undefined : HALF_CODES[indexed.dtype];
+  if (code === undefined || other.dtype !== indexed.dtype || index.dtype !== 'int32' || rank === 0 || rank > NATIVE_MAX_RANK || d < 0 || d >= rank) return null;
+  if (index.shape.length !== rank || other.shape.length !== rank || indexed.shape[d] === 0 || other.storage === indexed.storage || other.storage === index.storage) return null;
+  if (!index.shape.every((n, i) => n > 0 && n <= other.shape[i] && (i === d || n <= indexed.shape[i]))) return null;
+  return Float64Array.from([rank, d, code, indexed.shape[d], ...index.shape, ...[indexed, index, other].flatMap((x) => [x.offset, ...x.strides])]);
+}
+
+/**
+ * Whether autocast to bfloat16 trains faster than float32 where the bf16 GEMM runs vdpbf16ps. Measured
+ * (`bench:cpu` ours-bf16 against ours, and fp32 and bf16 steps interleaved in one process, on a
+ * 2-core AVX512-BF16 Xeon shared with other work): no — interleaved, the MNIST Net step runs at
+ * 0.75–0.8× of float32 and the GPT step at 0.9–1.1×. The bf16 GEMM itself is 1.5–1.8× the fp32 one, but
+ * @core/nn computes convolutions and biased linears on float32 copies of their bfloat16 operands
+ * (rounding once, as PyTorch's addmm does), so the steps add casts to float32's work.
+ * Re-measure before changing it.
+ */
+const BF16_TRAINING_FASTER = false;
+
+/** What `capabilities.autocastSpeed` says for the cpu backend: bfloat16 only where vdpbf16ps runs and measured faster; float16 never. */
+export function autocastSpeed(native: NativePath | CpuNativeUnavailable): NonNullable<Capabilities['autocastSpeed']> {
+  const float16 = { faster: false, reason: 'the cpu has no native float16 arithmetic: float16 matmuls widen to float32' };
+  if (!('info' in native)) return { bfloat16: { faster: false, reason: `no native bfloat16 kernels (${native.reason})` }, float16 };
+  const gemm = native.info.halfGemm;
+  if (gemm !== 'avx512_bf16') {
+    const why = native.info.features.includes('avx512_bf16') ? 'the gemm option or CORE_CPU_GEMM asks for it' : 'no AVX512-BF16 on this CPU';
+    return { bfloat16: { faster: false, reason: `bfloat16 matmuls widen to float32 for the ${gemm} kernel (${why})` }, float16 };
+  }
+  return {
+    bfloat16: BF16_TRAINING_FASTER
+      ? { faster: true, reason: 'bfloat16 matmuls run vdpbf16ps (AVX512-BF16)' }
+      : { faster: false, reason: 'measured slower than float32 on this AVX512-BF16 CPU: convolutions and biased linears compute on float32 copies of bfloat16 operands' },
+    float16,
+  };
+}
+
+/**
+ * The half GEMM: vdpbf16ps where the CPU has AVX512-BF16, unless `wanted` (the gemm option or
+ * CORE_CPU_GEMM) names a kernel, which then runs widened operands; OpenBLAS's place is taken by the
+ * widest micro-kernel.
+ */
+function chooseHalfGemm(info: ReturnType<CpuAddon['info']>, gemm: CpuGemmPath, wanted: string | undefined): CpuHalfGemmPath {
+  if (info.dpbf16 && (wanted === undefined || wanted === '' || wanted === 'auto')) return 'avx512_bf16';
+  return gemm === 'openblas' ? (info.kernels[0] as CpuHalfGemmPath) : gemm;
+}
+
+/** Fills elementwise's params [rank, threads, shape, then the offset and strides of out, a and b] (halfElementwise's begin so). */
+function fillStridedParams(params: Float64Array, threads: number, out: Ref, a: Ref, b: Ref): void {
+  const rank = out.shape.length;
+  params[0] = rank;
+  params[1] = threads;
+  params.set(out.shape, 2);
+  [out, a, b].forEach((x, i) => {
+    params[2 + rank + i * (1 + rank)] = x.offset;
+    params.set(x.strides, 3 + rank + i * (1 + rank));
+  });
 }
 
 /** The very same elements in the same order: computing out from x in place reads each element before writing it. */
@@ -231,27 +421,201 @@ function sameView(x: Ref, out: Ref): boolean {
   return x.offset === out.offset && x.strides.every((s, i) => s === out.strides[i] || out.shape[i] === 1);
 }
 
-/** Whether a strided op is worth the addon: float32, large, and not plain contiguous runs the base kernels stream already. */
+/** Whether a strided op is worth the addon: float32 or 16-bit, large, and not plain contiguous runs the base kernels stream already. */
 function stridedWork(refs: readonly Ref[], out: Ref): boolean {
-  return out.dtype === 'float32' && sizeOf(out.shape) >= NATIVE_MIN_ELEMENTS && !refs.every((x) => isContiguous(x.shape, x.strides));
+  return HALF_CODES[out.dtype] !== undefined && sizeOf(out.shape) >= NATIVE_MIN_ELEMENTS && !refs.every((x) => isContiguous(x.shape, x.strides));
 }
 
 /**
- * `base` with float32 matmuls of at least NATIVE_MIN_FLOPS, and strided float32 copies and
- * add/sub/mul/div of at least NATIVE_MIN_ELEMENTS, routed to the native path.
+ * `base` with float32, bfloat16 and float16 matmuls of at least NATIVE_MIN_FLOPS, casts between float32 and
+ * the 16-bit dtypes and strided copies and
+ * add/sub/mul/div of float32 and 16-bit views of at least NATIVE_MIN_ELEMENTS, routed to the native path.
  */
 export function nativeKernels(native: NativePath, base: Kernels<CpuStorage>): Kernels<CpuStorage> {
   return {
     ...base,
+    ...numericKernels(native, base),
     matmul(a, b, out, accumulate) {
       const flops = 2 * sizeOf(out.shape) * (a.shape[a.shape.length - 1] ?? 0);
-      if (flops < NATIVE_MIN_FLOPS || !native.matmul(a, b, out, accumulate)) base.matmul(a, b, out, accumulate);
+      if (flops < NATIVE_MIN_FLOPS || !(native.matmul(a, b, out, accumulate) || native.halfMatmul(a, b, out, accumulate))) base.matmul(a, b, out, accumulate);
     },
     copy(x, out) {
-      if (!stridedWork([x, out], out) || !native.elementwise('copy', x, x, out)) base.copy(x, out);
+      if (!stridedWork([x, out], out) || !(native.elementwise('copy', x, x, out) || native.halfElementwise('copy', x, x, out))) base.copy(x, out);
+    },
+    cast(x, out) {
+      // Casts between float32 and a 16-bit dtype (autocast's casts of weights and activations), contiguous ones too.
+      if (x.dtype === out.dtype || sizeOf(out.shape) < NATIVE_MIN_ELEMENTS || !native.halfElementwise('copy', x, x, out)) base.cast(x, out);
+    },
+    argReduce(op, x, axis, out) {
+      if (sizeOf(x.shape) < NATIVE_MIN_ELEMENTS || !native.halfArgReduce(op, x, axis, out)) base.argReduce(op, x, axis, out);
+    },
+    scatterAdd(out, dim, index, src) {
+      if (sizeOf(index.shape) < NATIVE_MIN_ELEMENTS || !native.halfScatterAdd(out, dim, index, src)) base.scatterAdd(out, dim, index, src);
+    },
+    unary(op, x, out) {
+      // exp and erf cost ~100 ns an element in TypeScript, and the wasm relu converts each 16-bit element on its own: worth the addon from a few thousand.
+      if (sizeOf(x.shape) < NATIVE_MIN_ELEMENTS / 8 || !native.halfUnary(op, x, out)) base.unary(op, x, out);
+    },
+    gather(x, dim, index, out) {
+      if (sizeOf(index.shape) < NATIVE_MIN_ELEMENTS || !native.halfGather(x, dim, index, out)) base.gather(x, dim, index, out);
     },
     binary(op, a, b, out) {
-      if (!ELEMENT_OPS.has(op) || !stridedWork([a, b, out], out) || !native.elementwise(op as NativeElementOp, a, b, out)) base.binary(op, a, b, out);
+      // 16-bit arithmetic runs natively contiguous too: the wasm kernels convert each element on its own (5–7× slower, measured).
+      const half = out.dtype !== 'float32' && HALF_CODES[out.dtype] !== undefined && sizeOf(out.shape) >= NATIVE_MIN_ELEMENTS;
+      if (!ELEMENT_OPS.has(op) || !(half || stridedWork([a, b, out], out)) ||
+        !(native.elementwise(op as NativeElementOp, a, b, out) || native.halfElementwise(op as NativeElementOp, a, b, out))) base.binary(op, a, b, out);
     },
+  };
+}
+
+// ---- Random numbers, reductions and the fused float32 kernels ---------------------------------
+
+/**
+ * Below this many elements a random fill, a reduction or a fused kernel stays on the wasm or
+ * TypeScript kernel: the addon call costs about a microsecond. (The TypeScript Philox stream costs
+ * about 30 ns an element, so random fills take the addon from a smaller size.)
+ */
+const NATIVE_MIN_NUMERIC = 1 << 12;
+const NATIVE_MIN_RANDOM = 1 << 6;
+/** The reductions the addon runs over float32. */
+const NATIVE_REDUCE_OPS: ReadonlySet<string> = new Set<ReduceOp>(['sum', 'max', 'min']);
+
+/** The addon's entry points for random numbers, reductions and the fused kernels (native/cpu/src/numeric_addon.h). */
+interface NumericAddon {
+  random(out: Float32Array | Int32Array, params: Float64Array): void;
+  reduce(op: ReduceOp, x: Float32Array, out: Float32Array, params: Float64Array): void;
+  softmax(x: Float32Array, out: Float32Array, params: Float64Array): void;
+  crossEntropy(x: Float32Array, target: Int32Array, out: Float32Array, params: Float64Array): void;
+  adamw(p: Float32Array, g: Float32Array, m: Float32Array, v: Float32Array, vmax: Float32Array | null, params: Float64Array): void;
+}
+
+/**
+ * What the native path runs of random numbers, reductions and the fused kernels. Each runs the
+ * kernel natively and returns true, or returns false (doing nothing) for what the addon does not
+ * take: other dtypes or layouts, fewer elements than pay for the call, arguments the TypeScript
+ * kernel would reject (it words the error).
+ */
+export interface NativeNumerics {
+  /** The Philox4x32-10 stream of `spec` into a contiguous float32 (uniform, randint) or int32 (randint) out: the TypeScript kernel's bits. */
+  random(out: Ref, spec: RandomSpec): boolean;
+  /** A float32 sum (accumulated in float32 or float64, as `accumulate` says), max or min over `axes` of a strided x of at most 8 dims. */
+  reduce(op: ReduceOp, x: Ref, axes: readonly number[], out: Ref, accumulate: DTypeName): boolean;
+  /** Float32 softmax or log-softmax over the last dim of a contiguous x into a contiguous out. */
+  softmax(x: Ref, dim: number, out: Ref, log: boolean): boolean;
+  /** Float32 per-row cross entropy of logits [N, C] whose rows are contiguous. */
+  crossEntropy(x: Ref, target: Ref, spec: CrossEntropySpec, out: Ref): boolean;
+  /** The float32 Adam/AdamW update of contiguous tensors in separate storages: the TypeScript kernel's bits. */
+  adamw(param: Ref, grad: Ref, expAvg: Ref, expAvgSq: Ref, maxExpAvgSq: Ref | null, spec: AdamSpec): boolean;
+}
+
+const f32 = (x: Ref): Float32Array => x.storage.data as Float32Array;
+const dense = (x: Ref): boolean => isContiguous(x.shape, x.strides);
+
+/** The reduced axes of `rank` dims as 0/1 flags, or null when an axis is out of range (the TypeScript kernel words that). */
+function reducedFlags(axes: readonly number[], rank: number): number[] | null {
+  const flags = new Array<number>(rank).fill(0);
+  for (const axis of axes) {
+    const a = axis < 0 ? axis + rank : axis;
+    if (!Number.isInteger(a) || a < 0 || a >= rank) return null;
+    flags[a] = 1;
+  }
+  return flags;
+}
+
+/** The random, reduce and fused entry points of a loaded addon (those a stale build lacks return false). */
+function numericPath(addon: CpuAddon, threads: number): NativeNumerics {
+  const randomParams = new Float64Array(9);
+  const softmaxParams = new Float64Array(6);
+  const entropyParams = new Float64Array(11);
+  const adamParams = new Float64Array(19);
+  return {
+    random(out, spec) {
+      const n = sizeOf(out.shape);
+      const { distribution: dist, key, offset } = spec;
+      if (!addon.random || n < NATIVE_MIN_RANDOM || !dense(out) || !Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(offset + Math.ceil(n / 4))) return false;
+      let low = 0;
+      let range = 1;
+      if (dist.kind === 'uniform') {
+        if (out.dtype !== 'float32') return false;
+      } else {
+        ({ low } = dist);
+        range = dist.high - low;
+        if (!Number.isInteger(low) || !Number.isInteger(dist.high) || !(range >= 1 && range <= 2 ** 32)) return false;
+        if (out.dtype === 'int32' ? low < -(2 ** 31) || dist.high > 2 ** 31 : out.dtype !== 'float32') return false;
+      }
+      randomParams.set([out.offset, n, key[0] >>> 0, key[1] >>> 0, offset, dist.kind === 'uniform' ? 0 : 1, low, range, threads]);
+      addon.random(out.storage.data as Float32Array | Int32Array, randomParams);
+      return true;
+    },
+    reduce(op, x, axes, out, accumulate) {
+      const rank = x.shape.length;
+      if (!addon.reduce || !NATIVE_REDUCE_OPS.has(op) || x.dtype !== 'float32' || out.dtype !== 'float32' || x.storage === out.storage) return false;
+      if (op === 'sum' && accumulate !== 'float32' && accumulate !== 'float64') return false;
+      const flags = reducedFlags(axes, rank);
+      if (flags === null || rank > NATIVE_MAX_RANK || sizeOf(x.shape) < NATIVE_MIN_NUMERIC || !sameShape(out.shape, x.shape.map((d, i) => (flags[i] ? 1 : d)))) return false;
+      if (out.strides.some((st, i) => st === 0 && out.shape[i]! > 1)) return false; // outputs sharing an element: the TypeScript kernel's order decides
+      addon.reduce(op, f32(x), f32(out), Float64Array.from([rank, threads, accumulate === 'float64' ? 1 : 0, ...x.shape, ...flags, x.offset, ...x.strides, out.offset, ...out.strides]));
+      return true;
+    },
+    softmax(x, dim, out, log) {
+      const rank = x.shape.length;
+      const length = x.shape[rank - 1];
+      if (!addon.softmax || x.dtype !== 'float32' || out.dtype !== 'float32' || rank === 0 || (dim < 0 ? dim + rank : dim) !== rank - 1) return false;
+      if (!sameShape(x.shape, out.shape) || !dense(x) || !dense(out) || length === 0 || sizeOf(x.shape) < NATIVE_MIN_NUMERIC) return false;
+      if (x.storage === out.storage && x.offset !== out.offset) return false; // in place only as the very same elements
+      softmaxParams.set([x.offset, out.offset, sizeOf(x.shape) / length, length, log ? 1 : 0, threads]);
+      addon.softmax(f32(x), f32(out), softmaxParams);
+      return true;
+    },
+    crossEntropy(x, target, spec, out) {
+      if (!addon.crossEntropy || x.dtype !== 'float32' || out.dtype !== 'float32' || target.dtype !== 'int32' || x.shape.length !== 2) return false;
+      const [rows, classes] = x.shape;
+      if (!sameShape(target.shape, [rows]) || !sameShape(out.shape, [rows]) || classes === 0 || (classes > 1 && x.strides[1] !== 1)) return false;
+      if (rows * classes < NATIVE_MIN_NUMERIC || !Number.isSafeInteger(spec.ignoreIndex) || out.storage === x.storage || (rows > 1 && out.strides[0] === 0)) return false;
+      entropyParams.set([x.offset, x.strides[0], target.offset, target.strides[0], out.offset, out.strides[0], rows, classes, spec.ignoreIndex, spec.labelSmoothing, threads]);
+      addon.crossEntropy(f32(x), target.storage.data as Int32Array, f32(out), entropyParams);
+      return true;
+    },
+    adamw(param, grad, expAvg, expAvgSq, maxExpAvgSq, spec) {
+      const refs = maxExpAvgSq ? [param, grad, expAvg, expAvgSq, maxExpAvgSq] : [param, grad, expAvg, expAvgSq];
+      if (!addon.adamw || sizeOf(param.shape) < NATIVE_MIN_NUMERIC) return false;
+      if (!refs.every((r) => r.dtype === 'float32' && sameShape(r.shape, param.shape) && dense(r)) || new Set(refs.map((r) => r.storage)).size !== refs.length) return false;
+      // The scalars as the TypeScript kernel computes them; the addon rounds each to float32 as it does.
+      const { lr, beta1, beta2, eps, weightDecay, decoupled, maximize, stepSize, biasCorrection2Sqrt } = spec;
+      const w = 1 - beta1;
+      const lerpFromM = Math.abs(w) < 0.5;
+      adamParams.set([param.offset, grad.offset, expAvg.offset, expAvgSq.offset, maxExpAvgSq?.offset ?? 0, sizeOf(param.shape)]);
+      adamParams.set([maximize ? 1 : 0, weightDecay !== 0 ? 1 : 0, decoupled ? 1 : 0, lerpFromM ? 1 : 0], 6);
+      adamParams.set([1 - lr * weightDecay, weightDecay, lerpFromM ? w : 1 - w, beta2, 1 - beta2, biasCorrection2Sqrt, eps, -stepSize, threads], 10);
+      addon.adamw(f32(param), f32(grad), f32(expAvg), f32(expAvgSq), maxExpAvgSq ? f32(maxExpAvgSq) : null, adamParams);
+      return true;
+    },
+  };
+}
+
+/** `base`'s random and reduce with what the native path takes routed to it. */
+function numericKernels(native: NativeNumerics, base: Kernels<CpuStorage>): Pick<Kernels<CpuStorage>, 'random' | 'reduce'> {
+  return {
+    random(out, spec) {
+      if (!native.random(out, spec)) base.random(out, spec);
+    },
+    reduce(op, x, axes, out, accumulate) {
+      if (!native.reduce(op, x, axes, out, accumulate)) base.reduce(op, x, axes, out, accumulate);
+    },
+  };
+}
+
+/**
+ * `base` with its float32 softmax, logSoftmax, crossEntropy and adamw of at least
+ * NATIVE_MIN_NUMERIC elements routed to the native path (a kernel `base` lacks stays absent).
+ */
+export function nativeFused(native: NativeNumerics, base: Partial<CpuFusedKernels>): Partial<CpuFusedKernels> {
+  const { softmax, logSoftmax, crossEntropy, adamw } = base;
+  return {
+    ...base,
+    ...(softmax && { softmax: (x, dim, out) => native.softmax(x, dim, out, false) || softmax(x, dim, out) }),
+    ...(logSoftmax && { logSoftmax: (x, dim, out) => native.softmax(x, dim, out, true) || logSoftmax(x, dim, out) }),
+    ...(crossEntropy && { crossEntropy: (x, target, spec, out) => native.crossEntropy(x, target, spec, out) || crossEntropy(x, target, spec, out) }),
+    ...(adamw && { adamw: (p, g, m, v, vmax, spec) => native.adamw(p, g, m, v, vmax, spec) || adamw(p, g, m, v, vmax, spec) }),
   };
 }

@@ -1,5 +1,6 @@
-// One flag for mixed precision: 'auto' picks bf16 where the device computes it (float32's exponent
-// range: no loss scaling), else fp16 with a GradScaler, else off — and says which and why.
+// One flag for mixed precision: 'auto' picks bf16 where the device computes it and autocast to it is
+// faster there than float32 (float32's exponent range: no loss scaling), else fp16 with a GradScaler
+// on the same terms, else off — and says which and why.
 import { getBackend, isAvailable } from '../backend/registry.js';
 import { bfloat16, float16, type DType } from '../dtype/dtype.js';
 import { device as parseDevice, type DeviceLike } from '../device/device.js';
@@ -32,6 +33,12 @@ export function ampSupports(deviceType: string, dtype: DType): boolean {
   return getBackend(deviceType).capabilities.dtypes[dtype.name]?.compute === true;
 }
 
+/** Why autocast to `dtype` is not faster than float32 on this device type, or null when it is (or the backend does not say). */
+function slower(deviceType: string, dtype: DType): string | null {
+  const speed = getBackend(deviceType).capabilities.autocastSpeed?.[dtype.name as 'float16' | 'bfloat16'];
+  return speed === undefined || speed.faster ? null : speed.reason;
+}
+
 function config(mode: 'bf16' | 'fp16', reason: string): AmpConfig {
   const dtype = mode === 'bf16' ? bfloat16 : float16;
   return { mode, enabled: true, dtype, useScaler: mode === 'fp16', reason };
@@ -39,7 +46,9 @@ function config(mode: 'bf16' | 'fp16', reason: string): AmpConfig {
 
 /**
  * The mixed-precision setup for `device`. Explicit 'bf16'/'fp16' must be supported (else a
- * DTypeError says what to use instead); 'auto' falls back and its `reason` says so.
+ * DTypeError says what to use instead); 'auto' takes a dtype only where the backend computes it and
+ * does not report it slower than float32 (`capabilities.autocastSpeed`), falls back otherwise, and
+ * its `reason` says so.
  */
 export function ampConfig(device: DeviceLike, mode: AmpMode = 'auto'): AmpConfig {
   if (!['auto', 'bf16', 'fp16', 'off'].includes(mode)) throw new ValueError(`ampConfig(): mode must be auto, bf16, fp16 or off, got '${String(mode)}'`);
@@ -57,7 +66,12 @@ export function ampConfig(device: DeviceLike, mode: AmpMode = 'auto'): AmpConfig
       ? `bf16 autocast on ${type}: bfloat16 has float32's exponent range, so no loss scaling`
       : `fp16 autocast on ${type} with a GradScaler: float16 gradients underflow without loss scaling`);
   }
-  if (bf16) return config('bf16', `amp auto → bf16 on ${type}: it computes bfloat16, which needs no loss scaling`);
-  if (fp16) return config('fp16', `amp auto → fp16 with a GradScaler on ${type}: no bfloat16 there`);
-  return OFF(`amp auto → off on ${type}: it computes neither bfloat16 nor float16 under autocast`);
+  const bf16Slower = bf16 ? slower(type, bfloat16) : null;
+  const fp16Slower = fp16 ? slower(type, float16) : null;
+  if (bf16 && bf16Slower === null) return config('bf16', `amp auto → bf16 on ${type}: it computes bfloat16, which needs no loss scaling`);
+  const noBf16 = bf16 ? `bfloat16 is not faster than float32 there (${bf16Slower})` : 'no bfloat16 there';
+  if (fp16 && fp16Slower === null) return config('fp16', `amp auto → fp16 with a GradScaler on ${type}: ${noBf16}`);
+  if (!bf16 && !fp16) return OFF(`amp auto → off on ${type}: it computes neither bfloat16 nor float16 under autocast`);
+  const noFp16 = fp16 ? `float16 is not faster either (${fp16Slower})` : 'no float16 either';
+  return OFF(`amp auto → off on ${type}, training in float32: ${noBf16}; ${noFp16}`);
 }

@@ -18,10 +18,10 @@ export type { ArgReduceOp, BinaryOp, CompareOp, CumulativeOp, ReduceOp, UnaryOp 
  * Semver of this contract. Core accepts a backend whose major version matches: a minor bump only
  * adds optional members (1.1.0: the crossEntropy, unscaleAndCheck and adamw fused kernels; 1.2.0:
  * addcmul; 1.3.0: the argsort, cumulative and scatter primitives; 1.4.0: the attention fused
- * kernel), so a backend built against 1.0.0 still registers. A backend's `contractVersion` is a semver string with this major
+ * kernel; 1.5.0: `prepare` and the `autocastSpeed` capability), so a backend built against 1.0.0 still registers. A backend's `contractVersion` is a semver string with this major
  * (conformance: `storage/identity`).
  */
-export const CONTRACT_VERSION = '1.4.0';
+export const CONTRACT_VERSION = '1.5.0';
 
 /**
  * A strided view of a storage: element (i0, i1, …) lives at `offset + Σ ik·strides[k]` (in
@@ -529,6 +529,13 @@ export interface Capabilities {
    * be available (conformance: `transfers/PIN-1/`, `transfers/PIN-2/`).
    */
   readonly pinnedMemory: boolean;
+  /**
+   * Optional: per 16-bit dtype, whether autocast to it trains faster here than float32, and why in
+   * one line (e.g. `{ bfloat16: { faster: false, reason: 'no AVX512-BF16: …' } }`).
+   * `ampConfig(device, 'auto')` picks only a dtype it marks faster and otherwise says why not; an
+   * explicit mode ignores it. Left out (the member or a dtype): faster wherever `compute` holds.
+   */
+  readonly autocastSpeed?: Readonly<Partial<Record<'float16' | 'bfloat16', { readonly faster: boolean; readonly reason: string }>>>;
 }
 
 /** A device's memory use, as `memoryStats()` reports it. */
@@ -608,6 +615,40 @@ export interface Backend<S = unknown> {
   readonly kernels: Kernels<S>;
   /** Optional fused kernels; core falls back to decompositions for any that are missing. */
   readonly fused?: Partial<FusedKernels<S>>;
+  /**
+   * Optional (since 1.5.0): turn a list of this backend's calls into a program that queues them
+   * again and again at less cost, as a CUDA graph or prebuilt WebGPU bind groups do. `compile()`
+   * hands it the calls a captured step makes between two host reads, once; without it, a replay
+   * makes each call again. `prepare` runs every call once to see what it queues, but nothing
+   * reaches the device then. The caller keeps every storage the calls use allocated while the
+   * program lives; a storage a call uses that is freed anyway makes `run` throw.
+   */
+  prepare?(calls: readonly PreparedCall[]): PreparedProgram;
+}
+
+/** One call of a program `Backend.prepare` builds: a kernel, fused kernel or `write` of that backend. */
+export interface PreparedCall {
+  /** Makes the call with the arguments of the current replay. */
+  readonly run: () => void;
+  /**
+   * Its arguments change between replays (another input storage, a learning rate, an Adam spec):
+   * `run` is called again at every replay, and only for such calls.
+   */
+  readonly varies: boolean;
+}
+
+/** What `Backend.prepare` returns: its calls, ready to queue. */
+export interface PreparedProgram {
+  /** What it is, for `explain()`, e.g. 'webgpu: 46 dispatches, 1 command buffer per run'. */
+  readonly description: string;
+  /**
+   * Queue the calls once more, in order, as making them would: the varying calls are run first
+   * for their new arguments. Returns false, having queued nothing, when a varying call now queues
+   * other work than it did at prepare (the caller then makes the calls itself and drops the program).
+   */
+  run(): boolean;
+  /** Free what `prepare` made; the program is not run after this. */
+  release(): void;
 }
 
 /** How a backend is registered: its name, its priority, and a way to build it on first use. */

@@ -4,7 +4,7 @@
 import '@core/backend-cpu';
 import { F, nn } from '@core/nn';
 import { Adadelta, AdamW, SGD } from '@core/optim';
-import { compile, getBackend, setCreationSiteTracking, tensor } from '@core/tensor';
+import { autocast, bfloat16, compile, getBackend, setCreationSiteTracking, tensor } from '@core/tensor';
 import { GPT, loadWeights, Net } from '../programs.mjs';
 import { installedVersion } from '../version.mjs';
 
@@ -34,12 +34,13 @@ function single(compute) {
  * A training workload: each run is one step (zeroGrad, the loss of `inputs`, backward, the
  * optimizer's step) and waits for the loss. The first two steps run in eval mode, so no dropout
  * mask enters the two losses the check compares; training mode from the third. `wrap` makes the
- * step function: eager (itself) or `compile`.
+ * step function: eager (itself) or `compile`; `amp`, when given, the autocast options the loss is
+ * computed under (its backward runs outside, as in PyTorch's recipe).
  */
-function training({ model, optimizer, lossOf, inputs, wrap }) {
+function training({ model, optimizer, lossOf, inputs, wrap, amp }) {
   const step = wrap((...args) => {
     optimizer.zeroGrad();
-    const loss = lossOf(...args);
+    const loss = amp ? autocast(amp, () => lossOf(...args)) : lossOf(...args);
     loss.backward();
     optimizer.step();
     return loss;
@@ -116,34 +117,34 @@ export const ours = {
     const ty = tensor(labels);
     return single(() => F.crossEntropy(tl, ty));
   },
-  mlp({ batch, sizes: [inF, hidden, outF], x, labels, w1, b1, w2, b2, lr }, { wrap = eager } = {}) {
+  mlp({ batch, sizes: [inF, hidden, outF], x, labels, w1, b1, w2, b2, lr }, { wrap = eager, amp } = {}) {
     const model = new nn.Sequential(new nn.Linear(inF, hidden), new nn.ReLU(), new nn.Linear(hidden, outF));
     // The shared initial weights, in PyTorch's [out, in] layout.
     loadWeights(model, { '0.weight': w1, '0.bias': b1, '2.weight': w2, '2.bias': b2 });
     return training({
-      model, wrap, optimizer: new SGD(model.parameters(), { lr }),
+      model, wrap, amp, optimizer: new SGD(model.parameters(), { lr }),
       lossOf: (tx, ty) => F.crossEntropy(model.call(tx), ty),
       inputs: [from(x, [batch, inF]), tensor(labels)],
     });
   },
   /** pytorch/examples mnist: Net, nll_loss of its log-probabilities, Adadelta. */
-  mnistNet({ batch, x, labels, weights, lr }, { wrap = eager } = {}) {
+  mnistNet({ batch, x, labels, weights, lr }, { wrap = eager, amp } = {}) {
     const model = new Net();
     loadWeights(model, weights);
     return training({
-      model, wrap, optimizer: new Adadelta(model.parameters(), { lr }),
+      model, wrap, amp, optimizer: new Adadelta(model.parameters(), { lr }),
       lossOf: (tx, ty) => F.nllLoss(model.call(tx), ty),
       inputs: [from(x, [batch, 1, 28, 28]), tensor(labels)],
     });
   },
   /** nanoGPT: GPT's loss on a batch of token windows, AdamW decaying the ≥2-D parameters only (configure_optimizers). */
-  gpt({ batch, config, idx, targets, weights, optimizer: { lr, betas, weightDecay } }, { wrap = eager } = {}) {
+  gpt({ batch, config, idx, targets, weights, optimizer: { lr, betas, weightDecay } }, { wrap = eager, amp } = {}) {
     const model = new GPT(config);
     loadWeights(model, weights);
     const params = model.parameters();
     const groups = [{ params: params.filter((p) => p.ndim >= 2), weightDecay }, { params: params.filter((p) => p.ndim < 2), weightDecay: 0 }];
     return training({
-      model, wrap, optimizer: new AdamW(groups, { lr, betas }),
+      model, wrap, amp, optimizer: new AdamW(groups, { lr, betas }),
       lossOf: (ti, tt) => model.call(ti, tt),
       inputs: [from(idx, [batch, config.blockSize]), from(targets, [batch, config.blockSize])],
     });
@@ -203,4 +204,27 @@ export const oursCompiled = {
     this.notes.push('each training step is `compile(step)`; the other workloads are not run');
   },
   ...Object.fromEntries(COMPILED_KINDS.map((kind) => [kind, (data) => ours[kind](data, { wrap: compile })])),
+};
+
+/** Loss differences bf16 autocast may show against float32 after two steps (relative; bfloat16 keeps 8 significant bits). */
+const BF16_LOSS_TOLERANCE = 3e-2;
+
+/**
+ * Ours with each training step's loss computed under `autocast({ deviceType: 'cpu', dtype:
+ * bfloat16 })` (matmuls, linears and convolutions in bfloat16, the rest as the autocast policy says).
+ * Its column against ours is bf16 / fp32; its check against ours allows bfloat16's rounding.
+ */
+export const oursBf16 = {
+  ...Object.fromEntries(Object.entries(ours).filter(([, v]) => typeof v !== 'function')),
+  id: 'ours-bf16',
+  label: 'ours, bf16 autocast',
+  notes: [],
+  tolerance: BF16_LOSS_TOLERANCE,
+  lacks: () => 'bf16 autocast is timed on the training steps only',
+  async init() {
+    await ours.init.call(this);
+    const native = getBackend('cpu').native;
+    this.notes.push(`each training step's loss under bf16 autocast${native?.loaded ? `; native ${native.halfGemm} GEMM for bfloat16 matmuls` : ''}`);
+  },
+  ...Object.fromEntries(COMPILED_KINDS.map((kind) => [kind, (data) => ours[kind](data, { amp: { deviceType: 'cpu', dtype: bfloat16 } })])),
 };

@@ -1,0 +1,276 @@
+// The GEMM of bfloat16 and float16 operands, summed in f32 and rounded once into out. Each task
+// owns a rectangle of out and sums it in an f32 block of whole micro-tiles, walking it in BLIS's
+// cache blocks (columns by NC, depth by KC with b's block packed once, rows by MC with a's block
+// packed once, then micro-tiles); at the end the block is stored into out, rounded to its type.
+// Two kinds of panels: k-pairs of raw bf16 bits for vdpbf16ps, which multiplies two bf16 pairs
+// exactly and adds both products to an f32 lane (AVX512-BF16; it reads bf16 subnormals as zero),
+// or f32 values widened while packing for the fp32 micro-kernels of gemm_x86.cpp.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cpu_features.h"
+#include "gemm.h"
+#include "half.h"
+#include "pool.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace core_cpu {
+
+namespace {
+
+constexpr int64_t MC_PANELS = 16;
+constexpr int64_t NC = 2048;
+/** Depth of a packed block in bytes per column: a KC × NR panel of b stays in L1 (32 KiB at NR = 32). */
+constexpr int64_t KC_BYTES = 1024;
+
+int64_t ceilDiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
+int64_t roundUp(int64_t x, int64_t y) { return ceilDiv(x, y) * y; }
+
+/** Panels and the micro-kernel that multiplies them. */
+struct PanelKernel {
+  const char* name;
+  int mr, nr;
+  /** Depth is packed in steps of this many elements (2: bf16 pairs), zero-padded to a whole step. */
+  int kStep;
+  /** Bytes of one packed element. */
+  int bytes;
+  /** c[MR×NR] (row stride ldc) = (accumulate ? c : 0) + the product of kc (a multiple of kStep) packed steps. */
+  void (*run)(int64_t kc, const void* a, const void* b, float* c, int64_t ldc, bool accumulate);
+  /** The fp32 kernel behind a widening kernel. */
+  MicroKernelFn f32;
+};
+
+/** Packs rows [0, rows) × depth [0, kc) of x (x[i·rs + p·cs]) into mr-row panels of bf16 k-pairs: panel[p/2][i][p%2]. */
+void packPairs(const uint16_t* x, int64_t rows, int64_t kc, int64_t rs, int64_t cs, int mr, uint16_t* dst) {
+  const int64_t pairs = ceilDiv(kc, 2);
+  for (int64_t i0 = 0; i0 < rows; i0 += mr, dst += pairs * 2 * mr) {
+    const int64_t r = std::min<int64_t>(mr, rows - i0);
+    const uint16_t* src = x + i0 * rs;
+    for (int64_t q = 0; q < pairs; ++q) {
+      uint16_t* d = dst + q * 2 * mr;
+      const int64_t p = 2 * q;
+      const bool second = p + 1 < kc;
+      if (rs == 1) {  // rows contiguous (a row-major b): interleave two runs of depth
+        const uint16_t* s0 = src + p * cs;
+        const uint16_t* s1 = s0 + cs;
+        for (int64_t i = 0; i < r; ++i) {
+          d[2 * i] = s0[i];
+          d[2 * i + 1] = second ? s1[i] : 0;
+        }
+      } else {
+        for (int64_t i = 0; i < r; ++i) {
+          d[2 * i] = src[i * rs + p * cs];
+          d[2 * i + 1] = second ? src[i * rs + (p + 1) * cs] : 0;
+        }
+      }
+      std::fill(d + 2 * r, d + 2 * mr, 0);
+    }
+  }
+}
+
+/** Packs like packPairs but into f32 panels, panel[p][i], each element widened from `in`. */
+template <Elem In>
+void packWidened(const uint16_t* x, int64_t rows, int64_t kc, int64_t rs, int64_t cs, int mr, float* dst) {
+  for (int64_t i0 = 0; i0 < rows; i0 += mr, dst += kc * mr) {
+    const int64_t r = std::min<int64_t>(mr, rows - i0);
+    const uint16_t* src = x + i0 * rs;
+    for (int64_t p = 0; p < kc; ++p) {
+      float* d = dst + p * mr;
+      for (int64_t i = 0; i < r; ++i) {
+        const uint16_t h = src[i * rs + p * cs];
+        // Widening bf16 is a shift (a NaN stays a NaN, which is all the product needs).
+        d[i] = In == Elem::bf16 ? floatOf(static_cast<uint32_t>(h) << 16) : fromFloat16(h);
+      }
+      std::fill(d + r, d + mr, 0.0f);
+    }
+  }
+}
+
+#if defined(__x86_64__)
+constexpr int BF16_MR = 14, BF16_NR = 32;
+
+/** 14×32 f32 accumulators in 28 zmm; per k-pair one packed b row (two zmm) and one broadcast a pair per row. */
+__attribute__((target("avx512bf16,avx512f"))) void dpbf16Run(int64_t kc, const void* aPanel, const void* bPanel, float* c,
+                                                             int64_t ldc, bool accumulate) {
+  const uint32_t* a = static_cast<const uint32_t*>(aPanel);
+  const __m512i* b = static_cast<const __m512i*>(bPanel);
+  __m512 acc[BF16_MR][2];
+#pragma GCC unroll 14
+  for (int i = 0; i < BF16_MR; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < kc; p += 2, a += BF16_MR, b += 2) {
+    const __m512bh b0 = reinterpret_cast<__m512bh>(_mm512_load_si512(b));
+    const __m512bh b1 = reinterpret_cast<__m512bh>(_mm512_load_si512(b + 1));
+#pragma GCC unroll 14
+    for (int i = 0; i < BF16_MR; ++i) {
+      const __m512bh ai = reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(a[i])));
+      acc[i][0] = _mm512_dpbf16_ps(acc[i][0], ai, b0);
+      acc[i][1] = _mm512_dpbf16_ps(acc[i][1], ai, b1);
+    }
+  }
+#pragma GCC unroll 14
+  for (int i = 0; i < BF16_MR; ++i, c += ldc) {
+    if (accumulate) {
+      acc[i][0] = _mm512_add_ps(acc[i][0], _mm512_loadu_ps(c));
+      acc[i][1] = _mm512_add_ps(acc[i][1], _mm512_loadu_ps(c + 16));
+    }
+    _mm512_storeu_ps(c, acc[i][0]);
+    _mm512_storeu_ps(c + 16, acc[i][1]);
+  }
+}
+
+const PanelKernel DPBF16 = {"avx512_bf16", BF16_MR, BF16_NR, 2, 2, dpbf16Run, nullptr};
+#endif
+
+/** The PanelKernel that widens into `kernel`'s f32 panels. */
+PanelKernel widening(const MicroKernel& kernel) {
+  return {kernel.name, kernel.mr, kernel.nr, 1, 4, nullptr, kernel.run};
+}
+
+/** This thread's scratch of at least `bytes`, 64-byte aligned, kept between calls. Throws std::bad_alloc. */
+unsigned char* scratch(int64_t bytes) {
+  struct Buffer {
+    unsigned char* data = nullptr;
+    int64_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (buffer.size < bytes) {
+    void* p = std::aligned_alloc(64, static_cast<size_t>(roundUp(bytes, 64)));
+    if (p == nullptr) throw std::bad_alloc();
+    std::free(buffer.data);
+    buffer.data = static_cast<unsigned char*>(p);
+    buffer.size = bytes;
+  }
+  return buffer.data;
+}
+
+/** Stores rows × cols of the f32 block (row stride ld) into out, converting to its type. */
+void store(const float* block, int64_t ld, int64_t rows, int64_t cols, void* out, Elem type, int64_t rs, int64_t cs) {
+  for (int64_t i = 0; i < rows; ++i) {
+    const float* src = block + i * ld;
+    if (type == Elem::f32) {
+      float* dst = static_cast<float*>(out) + i * rs;
+      for (int64_t j = 0; j < cols; ++j) dst[j * cs] = src[j];
+    } else {
+      uint16_t* dst = static_cast<uint16_t*>(out) + i * rs;
+      if (type == Elem::bf16) {
+        for (int64_t j = 0; j < cols; ++j) dst[j * cs] = toBFloat16(src[j]);
+      } else {
+        for (int64_t j = 0; j < cols; ++j) dst[j * cs] = toFloat16(src[j]);
+      }
+    }
+  }
+}
+
+/** The same product transposed, outᵀ = bᵀ · aᵀ. */
+HalfGemmProblem swapped(const HalfGemmProblem& p) {
+  HalfGemmProblem t = p;
+  std::swap(t.m, t.n);
+  t.a = {p.b.data, p.b.batchStride, p.b.colStride, p.b.rowStride};
+  t.b = {p.a.data, p.a.batchStride, p.a.colStride, p.a.rowStride};
+  std::swap(t.outRowStride, t.outColStride);
+  return t;
+}
+
+void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads) {
+  const int mr = kernel.mr, nr = kernel.nr;
+  // Rectangles of whole micro-panels, split along the longer side until every thread has one.
+  int64_t mParts = 1, nParts = 1;
+  const int64_t maxM = ceilDiv(p.m, mr), maxN = ceilDiv(p.n, nr);
+  while (p.batches * mParts * nParts < threads && (mParts < maxM || nParts < maxN)) {
+    if (mParts < maxM && (nParts >= maxN || ceilDiv(p.m, mParts) >= ceilDiv(p.n, nParts))) ++mParts;
+    else ++nParts;
+  }
+  const int64_t rows = roundUp(ceilDiv(p.m, mParts), mr), cols = roundUp(ceilDiv(p.n, nParts), nr);
+  mParts = ceilDiv(p.m, rows);
+  nParts = ceilDiv(p.n, cols);
+  const int64_t tasks = p.batches * mParts * nParts;
+  const int64_t kcMax = std::min(roundUp(p.k, kernel.kStep), KC_BYTES / kernel.bytes);
+  const int64_t mcMax = std::min<int64_t>(rows, mr * MC_PANELS), ncMax = std::min<int64_t>(cols, NC);
+  const int64_t aBytes = roundUp(mcMax * kcMax * kernel.bytes, 64), bBytes = roundUp(ncMax * kcMax * kernel.bytes, 64);
+  const int64_t blockBytes = rows * cols * 4;
+  scratch(aBytes + bBytes + blockBytes);  // running out of memory throws before any thread starts
+  const auto pack = [&](const uint16_t* x, int64_t n, int64_t kc, int64_t rs, int64_t cs, int panel, unsigned char* dst) {
+    if (kernel.kStep == 2) packPairs(x, n, kc, rs, cs, panel, reinterpret_cast<uint16_t*>(dst));
+    else if (p.in == Elem::bf16) packWidened<Elem::bf16>(x, n, kc, rs, cs, panel, reinterpret_cast<float*>(dst));
+    else packWidened<Elem::f16>(x, n, kc, rs, cs, panel, reinterpret_cast<float*>(dst));
+  };
+
+  Pool::instance().run(std::min<int64_t>(threads, tasks), tasks, [&](int64_t task) {
+    unsigned char* packedA = scratch(aBytes + bBytes + blockBytes);
+    unsigned char* packedB = packedA + aBytes;
+    float* block = reinterpret_cast<float*>(packedB + bBytes);
+    const int64_t batch = task / (mParts * nParts);
+    const int64_t rowBegin = task / nParts % mParts * rows, colBegin = task % nParts * cols;
+    const int64_t rowCount = std::min(p.m - rowBegin, rows), colCount = std::min(p.n - colBegin, cols);
+    const uint16_t* a = p.a.data + batch * p.a.batchStride + rowBegin * p.a.rowStride;
+    const uint16_t* b = p.b.data + batch * p.b.batchStride + colBegin * p.b.colStride;
+    for (int64_t j0 = 0; j0 < colCount; j0 += ncMax) {
+      const int64_t nc = std::min(ncMax, colCount - j0);
+      for (int64_t p0 = 0; p0 < p.k; p0 += kcMax) {
+        const int64_t kc = std::min(kcMax, p.k - p0), kcPacked = roundUp(kc, kernel.kStep);
+        // b's block transposed is an nc-row panel set over depth kc.
+        pack(b + p0 * p.b.rowStride + j0 * p.b.colStride, nc, kc, p.b.colStride, p.b.rowStride, nr, packedB);
+        for (int64_t i0 = 0; i0 < rowCount; i0 += mcMax) {
+          const int64_t mc = std::min(mcMax, rowCount - i0);
+          pack(a + i0 * p.a.rowStride + p0 * p.a.colStride, mc, kc, p.a.rowStride, p.a.colStride, mr, packedA);
+          for (int64_t jr = 0; jr < nc; jr += nr) {
+            for (int64_t ir = 0; ir < mc; ir += mr) {
+              const unsigned char* aPanel = packedA + ir * kcPacked * kernel.bytes;
+              const unsigned char* bPanel = packedB + jr * kcPacked * kernel.bytes;
+              float* c = block + (i0 + ir) * cols + j0 + jr;
+              if (kernel.run != nullptr) {
+                kernel.run(kcPacked, aPanel, bPanel, c, cols, p0 > 0);
+              } else {
+                kernel.f32(kc, reinterpret_cast<const float*>(aPanel), reinterpret_cast<const float*>(bPanel), c, cols, p0 > 0);
+              }
+            }
+          }
+        }
+      }
+    }
+    char* out = static_cast<char*>(p.out) + (p.outType == Elem::f32 ? 4 : 2) *
+                                                (batch * p.outBatchStride + rowBegin * p.outRowStride + colBegin * p.outColStride);
+    store(block, cols, rowCount, colCount, out, p.outType, p.outRowStride, p.outColStride);
+  });
+}
+
+}  // namespace
+
+bool dpbf16Available() {
+#if defined(__x86_64__)
+  const std::vector<std::string>& names = cpuFeatures().names;
+  return std::find(names.begin(), names.end(), "avx512_bf16") != names.end();
+#else
+  return false;
+#endif
+}
+
+const char* halfGemm(const HalfGemmProblem& p, const std::string& name, int threads) {
+  const CpuFeatures& f = cpuFeatures();
+  PanelKernel kernel{};
+#if defined(__x86_64__)
+  // vdpbf16ps takes bfloat16 pairs only: float16 operands widen into the AVX-512 kernel it implies.
+  if (name == DPBF16.name && dpbf16Available()) kernel = p.in == Elem::bf16 ? DPBF16 : widening(avx512Kernel());
+#endif
+  if (name == "avx512" && f.avx512 && avx512Kernel().run != nullptr) kernel = widening(avx512Kernel());
+  if (name == "avx2" && f.avx2fma && avx2Kernel().run != nullptr) kernel = widening(avx2Kernel());
+  if (name == "portable") kernel = widening(portableKernel());
+  if (kernel.name == nullptr) throw std::invalid_argument("the '" + name + "' kernel cannot run these operands on this CPU");
+  // Few columns and many rows pad most of each NR-wide tile: the transposed product pads far less.
+  const int64_t straight = roundUp(p.m, kernel.mr) * roundUp(p.n, kernel.nr);
+  const int64_t flipped = roundUp(p.n, kernel.mr) * roundUp(p.m, kernel.nr);
+  if (3 * straight > 4 * flipped) run(swapped(p), kernel, threads);
+  else run(p, kernel, threads);
+  return kernel.name;
+}
+
+}  // namespace core_cpu
