@@ -622,7 +622,7 @@ describe('gather, scatterAdd, indexSelect', () => {
 
   it('indices checked once: max(dim) (an argmax) and the backward of gather and scatterAdd read no index values on the host', () => {
     const backend = getBackend('cpu');
-    const reads = vi.spyOn(backend, 'readSync');
+    const reads = vi.spyOn(backend as { readSync: NonNullable<typeof backend.readSync> }, 'readSync');
     try {
       const a = tensor([[1, 5, 2], [7, 0, 3]], { requiresGrad: true });
       const m = a.max(1);
