@@ -1,13 +1,14 @@
-import type { Backend, Capabilities, DTypeName, DTypeSupport, HostArray, MemoryStats, WriteHint } from '@core/tensor';
+import type { Backend, Capabilities, DTypeName, DTypeSupport, HostArray, MemoryStats, PreparedCall, PreparedProgram, WriteHint } from '@core/tensor';
 import { acquireDevice, SOFTWARE_ADAPTER, type AcquireOptions, type AcquiredDevice } from './device.js';
 import type { WebGPUType } from './gpu-types.js';
 import { WebGPUBufferLimitError } from './errors.js';
 import { createKernels, type KernelContext } from './kernels.js';
+import { WebGPUPreparedProgram } from './prepared.js';
 import { Runtime } from './runtime.js';
 import { deviceItemSize, sizeClass, WebGPUStorage } from './storage.js';
 import type { ShaderEnv } from './wgsl/gen.js';
 
-const IMPLEMENTS_CONTRACT = '1.4.0';
+const IMPLEMENTS_CONTRACT = '1.5.0';
 const FULL: DTypeSupport = { storage: true, compute: true };
 const DTYPES: readonly DTypeName[] = ['float32', 'float16', 'bfloat16', 'int32', 'bool'];
 
@@ -118,6 +119,8 @@ function makeBackend(device: GPUDevice, shaderF16: boolean, adapterInfo: string)
     rt,
     env,
     temp(dtype, numel) {
+      // A prepared program keeps its calls' temporaries: its bind groups point at them.
+      if (rt.sink instanceof WebGPUPreparedProgram) return rt.sink.temp(dtype, numel);
       const s = allocate(dtype, numel, 'temporary');
       temps.push(s);
       return s;
@@ -129,6 +132,7 @@ function makeBackend(device: GPUDevice, shaderF16: boolean, adapterInfo: string)
   const made = createKernels(ctx);
   const wrap = <T extends object>(table: T): T =>
     Object.fromEntries(Object.entries(table).map(([k, fn]) => [k, (...args: unknown[]) => {
+      if (rt.sink instanceof WebGPUPreparedProgram) rt.sink.uses(args);
       try {
         return (fn as (...a: unknown[]) => unknown)(...args);
       } finally {
@@ -141,6 +145,7 @@ function makeBackend(device: GPUDevice, shaderF16: boolean, adapterInfo: string)
   function write(storage: WebGPUStorage, data: HostArray, offset: number, hint?: WriteHint): void {
     own(storage, 'write');
     rt.check();
+    if (rt.sink instanceof WebGPUPreparedProgram) rt.sink.uses([storage]);
     const { dtype } = storage;
     if (!isArrayFor(dtype, data)) throw new TypeError(`webgpu write: a ${dtype} storage takes its host array type, got ${data.constructor.name}`);
     if (!Number.isInteger(offset) || offset < 0 || offset + data.length > storage.numel) {
@@ -245,6 +250,11 @@ function makeBackend(device: GPUDevice, shaderF16: boolean, adapterInfo: string)
 
     kernels,
     fused,
+
+    prepare(calls: readonly PreparedCall[]): PreparedProgram {
+      const temps = { allocate: (dtype: DTypeName, numel: number) => allocate(dtype, numel, 'temporary'), release: releaseStorage };
+      return new WebGPUPreparedProgram(rt, temps, calls);
+    },
 
     stats() {
       return { dispatches: rt.dispatches, submits: rt.submits, pipelines: rt.pipelineCount, pooledBytes: rt.pool.pooledBytes, stagedUploads: rt.stagedUploads };

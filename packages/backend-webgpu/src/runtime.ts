@@ -3,7 +3,8 @@
 // microtask after the op that opened it), the pipeline cache, per-dispatch parameters in a shared
 // arena, async reads through pooled staging buffers, non-blocking uploads through mapped staging
 // buffers, and the sticky error state (device loss, out-of-memory, validation) that later
-// operations report as typed errors.
+// operations report as typed errors. While a prepared program (prepared.ts) records or updates its
+// commands, dispatches, copies and host writes go to it (`sink`) instead.
 import { WebGPUDeviceLostError, WebGPUError, WebGPUOutOfMemoryError, WebGPUValidationError } from './errors.js';
 import { BufferPool, MapMode, Usage } from './storage.js';
 
@@ -26,6 +27,16 @@ export interface KernelSource {
 interface CachedPipeline {
   readonly pipeline: GPUComputePipeline;
   readonly layout: GPUBindGroupLayout;
+}
+
+/**
+ * Where queued work goes while a prepared program records or updates its commands (see
+ * prepared.ts) instead of to the device: the runtime hands over every dispatch, copy and host write.
+ */
+export interface CommandSink {
+  dispatch(kernel: KernelSource, buffers: readonly GPUBuffer[], params: Uint32Array, groups: readonly [number, number, number]): void;
+  copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, bytes: number): void;
+  upload(buffer: GPUBuffer, byteOffset: number, data: ArrayBufferView): void;
 }
 
 export class Runtime {
@@ -51,6 +62,9 @@ export class Runtime {
   private readonly mappedUploads = new Map<number, GPUBuffer[]>();
   /** Staging buffers whose copies are encoded in the current batch. */
   private inFlightUploads: { cls: number; staging: GPUBuffer }[] = [];
+
+  /** Set while a prepared program records or updates its commands: queued work goes there. */
+  sink: CommandSink | null = null;
 
   dispatches = 0;
   submits = 0;
@@ -144,7 +158,8 @@ export class Runtime {
     return this.pass;
   }
 
-  private commandEncoder(): GPUCommandEncoder {
+  /** The current batch's command encoder, outside any compute pass (for copies and prepared programs). */
+  commandEncoder(): GPUCommandEncoder {
     if (this.pass) {
       this.pass.end();
       this.pass = null;
@@ -172,6 +187,10 @@ export class Runtime {
     this.check();
     if (groups[0] === 0 || groups[1] === 0 || groups[2] === 0) return;
     if (params.length > PARAM_SLOT_WORDS) throw new Error(`webgpu: ${params.length} parameter words exceed a slot (${PARAM_SLOT_WORDS})`);
+    if (this.sink) {
+      this.sink.dispatch(kernel, buffers, params, groups);
+      return;
+    }
     if (this.slots === ARENA_SLOTS) this.flush();
     const { pipeline, layout } = this.pipeline(kernel);
     const slot = this.slots++;
@@ -207,6 +226,10 @@ export class Runtime {
 
   /** Host → device: submits queued work first, so the write lands after every earlier op. */
   writeBuffer(buffer: GPUBuffer, byteOffset: number, data: ArrayBufferView): void {
+    if (this.sink) {
+      this.sink.upload(buffer, byteOffset, data);
+      return;
+    }
     this.flush();
     this.device.queue.writeBuffer(buffer, byteOffset, data.buffer, data.byteOffset, data.byteLength);
   }
@@ -221,6 +244,10 @@ export class Runtime {
     this.check();
     const bytes = data.byteLength;
     if (bytes === 0) return;
+    if (this.sink) {
+      this.sink.upload(buffer, byteOffset, data);
+      return;
+    }
     const cls = stagingClass(bytes);
     const staging = this.mappedUploads.get(cls)?.pop() ?? this.device.createBuffer({ size: cls, usage: Usage.MAP_WRITE | Usage.COPY_SRC, mappedAtCreation: true });
     new Uint8Array(staging.getMappedRange(0, bytes)).set(new Uint8Array(data.buffer, data.byteOffset, bytes));
@@ -251,12 +278,14 @@ export class Runtime {
   copyBuffer(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, bytes: number): void {
     this.check();
     if (bytes === 0) return;
-    this.commandEncoder().copyBufferToBuffer(src, srcOffset, dst, dstOffset, bytes);
+    if (this.sink) this.sink.copy(src, srcOffset, dst, dstOffset, bytes);
+    else this.commandEncoder().copyBufferToBuffer(src, srcOffset, dst, dstOffset, bytes);
   }
 
   /** Device → host: the first `bytes` of `buffer` once all queued work is done. */
   async read(buffer: GPUBuffer, bytes: number): Promise<ArrayBuffer> {
     this.check();
+    if (this.sink) throw new WebGPUError('webgpu read: a prepared program cannot read from the device while it records its calls');
     const size = Math.max(4, Math.ceil(bytes / 4) * 4);
     const cls = stagingClass(size);
     const staging = this.staging.acquire(cls);

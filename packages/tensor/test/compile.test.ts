@@ -1,9 +1,13 @@
 // compile(fn) without a backend: options are checked, CORE_COMPILE=0 and mode 'eager' pass calls
 // through, JS in fn runs only while tracing, a changed number argument retraces, and past
-// recompileLimit new signatures run eagerly with one warning. The replay of tensor programs is
+// recompileLimit new signatures run eagerly with one warning; and, on a host-memory backend whose
+// kernels are never called, which `.grad` a replay attaches. The replay of tensor programs is
 // tested on the cpu backend in packages/optim/test/compile.test.ts.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CONTRACT_VERSION, type Backend, type Kernels } from '../src/backend/contract.js';
+import { registerBackend } from '../src/backend/registry.js';
 import { compile } from '../src/compile/compile.js';
+import { tensor, type Tensor } from '../src/index.js';
 
 /** A compiled function of numbers and how often its body ran. */
 function counted(options?: Parameters<typeof compile>[1]) {
@@ -66,5 +70,46 @@ describe('compile without tensors', () => {
     expect(f.explain().programs).toHaveLength(0); // each signature ran once: nothing captured yet
     expect(warn).toHaveBeenCalledTimes(1);
     expect(String(warn.mock.calls[0]![0])).toContain('recompileLimit (2) reached');
+  });
+});
+
+/** A host-memory backend named cpu whose kernels are never called: enough to make tensors and set `.grad`s. */
+function memoryBackend(): Backend<Float32Array> {
+  return {
+    name: 'cpu',
+    contractVersion: CONTRACT_VERSION,
+    deviceCount: 1,
+    capabilities: {
+      dtypes: { float32: { storage: true, compute: true } },
+      syncRead: true,
+      maxBufferBytes: 1 << 20,
+      features: [],
+      strictNumerics: true,
+      pinnedMemory: false,
+    },
+    alloc: (_index, _dtype, numel) => new Float32Array(numel),
+    free: () => {},
+    write: (storage, data, offset) => storage.set(data, offset),
+    read: async (storage) => storage.slice(),
+    readSync: (storage) => storage.slice(),
+    synchronize: async () => {},
+    memoryStats: () => ({ allocatedBytes: 0, allocations: 0, reservedBytes: 0 }),
+    kernels: new Proxy({}, { get: () => () => { throw new Error('no kernel is called here'); } }) as Kernels<Float32Array>,
+  };
+}
+
+describe('compile with .grad tensors', () => {
+  it('a replay attaches the .grad a call sets from its own argument, as eager does, not the argument of the capture', () => {
+    registerBackend({ name: 'cpu', priority: 0, create: memoryBackend });
+    const p = tensor([0, 0]).requiresGrad_();
+    const step = compile((g: Tensor) => {
+      p.grad = g;
+    });
+    for (const v of [1, 2, 3, 4]) {
+      const g = tensor([v, v]);
+      step(g);
+      expect(p.grad).toBe(g);
+    }
+    expect(step.explain().replays).toBe(2);
   });
 });

@@ -1,7 +1,7 @@
 // compile(fn): call 1 runs eagerly (and is recorded), call 2 is captured at the backend boundary and
 // checked against call 1, later calls replay the recorded backend calls: no dispatch, autocast,
 // autograd or allocation above the backend, only guards, recomputed scalars and host effects.
-import type { Backend, TensorRef } from '../backend/contract.js';
+import type { Backend, PreparedCall, PreparedProgram, TensorRef } from '../backend/contract.js';
 import { listBackends } from '../backend/registry.js';
 import { anomalyModeActive } from '../amp/anomaly.js';
 import { getAutocastDtype, isAutocastEnabled } from '../amp/autocast.js';
@@ -10,8 +10,8 @@ import { fusedKernelsEnabled } from '../dispatch/fused.js';
 import { allocate, backendOf, ref } from '../dispatch/run.js';
 import { freeingTemporaries } from '../tensor/temporaries.js';
 import { Tensor } from '../tensor/tensor.js';
-import { planMemory } from './memory-plan.js';
-import { isRef, Recorder, type CallStep, type Step } from './recorder.js';
+import { planConstants, planMemory } from './memory-plan.js';
+import { isRef, Recorder, type CallStep, type EffectStep, type Step } from './recorder.js';
 import { CompileError, compileState, markStale } from './state.js';
 
 /** How `compile` behaves. */
@@ -46,6 +46,11 @@ export interface CompiledProgramInfo {
   readonly hostEffects: number;
   /** Storages the program owns (allocated once, at capture). */
   readonly storages: number;
+  /**
+   * How a replay runs: 'prepared (…)' with the backend's description of each prepared program
+   * (`Backend.prepare`), else 'interpreter' (each recorded call made again), with the reason.
+   */
+  readonly replay: string;
 }
 
 /** What `step.explain()` returns. */
@@ -87,6 +92,17 @@ interface ReplayCall {
   readonly slots: readonly Slot[];
 }
 
+/** Consecutive calls to a backend with `prepare` (and the host effects among them), run as one prepared program. */
+interface PreparedRun {
+  readonly kind: 'prepared';
+  readonly calls: readonly ReplayCall[];
+  readonly effects: readonly EffectStep[];
+  /** Null when prepare failed or the program was dropped; the calls are then made one by one. */
+  program: PreparedProgram | null;
+  /** Why `program` is null. */
+  fallback?: string;
+}
+
 interface GradBinding {
   readonly tensor: Tensor;
   /**
@@ -95,13 +111,18 @@ interface GradBinding {
    */
   readonly entry: string | null;
   readonly exit: Tensor | null;
+  /**
+   * Which tensor argument the `.grad` at exit is (`p.grad = g` for an argument `g`), or -1: a
+   * replay attaches that argument of its own call, as eager would, not the one of the capture.
+   */
+  readonly exitArg: number;
   /** Index into the live handles when the entry grad's storage is read by the program. */
   readonly source: number;
 }
 
 interface Program {
   readonly recorder: Recorder;
-  readonly steps: readonly (ReplayCall | Exclude<Step, CallStep>)[];
+  readonly steps: readonly (ReplayCall | PreparedRun | Exclude<Step, CallStep>)[];
   readonly ends: ReadonlyMap<number, number>;
   readonly grads: readonly GradBinding[];
   readonly output: (handles: readonly unknown[]) => unknown;
@@ -269,7 +290,7 @@ export function compile<F extends (...args: never[]) => unknown>(fn: F, options:
         return replay(program, args);
       }
       lastRetraceReason = failed;
-      program.recorder.release();
+      releaseProgram(program);
       entry.program = undefined;
       entry.previous = undefined;
       if (traces >= limit) {
@@ -289,6 +310,7 @@ export function compile<F extends (...args: never[]) => unknown>(fn: F, options:
       `compile: ${mode}; ${calls} calls, ${replays} replays`,
       ...programs.flatMap((p, i) => [
         `program ${i + 1}: ${p.storages} storages, ${p.dynamicScalars} dynamic scalars, ${p.hostEffects} host effects`,
+        `  replay: ${p.replay}`,
         ...p.guards.map((g) => `  guard ${g}`),
         ...p.segments.map((s) => `  segment ${s.name}: ${s.kernels} kernels (${Object.entries(s.byKernel).map(([k, n]) => `${k} ×${n}`).join(', ')})`),
       ]),
@@ -305,8 +327,16 @@ export function compile<F extends (...args: never[]) => unknown>(fn: F, options:
 }
 
 const droppedPrograms = new FinalizationRegistry<ReadonlyMap<string, Entry>>((entries) => {
-  for (const entry of entries.values()) entry.program?.recorder.release();
+  for (const entry of entries.values()) if (entry.program) releaseProgram(entry.program);
 });
+
+/** Give back what a program holds: its prepared programs, then its storages. */
+function releaseProgram(p: Program): void {
+  for (const s of p.steps) {
+    if ('kind' in s && s.kind === 'prepared') s.program?.release();
+  }
+  p.recorder.release();
+}
 
 // ---- guards ----
 
@@ -404,13 +434,15 @@ function build(recorder: Recorder, args: readonly unknown[], value: unknown, par
   const sources = new Map<unknown, number>();
   for (const t of tensorArgs(args)) if (!sources.has(t._storage.handle)) sources.set(t._storage.handle, sources.size);
   const referenced = recorder.referencedHandles();
+  const argTensors = tensorArgs(args);
   const grads: GradBinding[] = [...recorder.gradEntry].map(([tensor, entry]) => {
     let source = -1;
     if (entry !== null && referenced.has(entry._storage.handle)) {
       if (!sources.has(entry._storage.handle)) sources.set(entry._storage.handle, sources.size);
       source = sources.get(entry._storage.handle)!;
     }
-    return { tensor, entry: entry === null ? null : viewKey(entry), exit: tensor.grad, source };
+    const exitArg = tensor.grad === null ? -1 : argTensors.indexOf(tensor.grad);
+    return { tensor, entry: entry === null ? null : viewKey(entry), exit: tensor.grad, exitArg, source };
   });
   recorder.gradEntry.clear();
   const attached = new Set(grads.flatMap((g) => (g.exit === null ? [] : [g.exit._storage.handle])));
@@ -418,8 +450,12 @@ function build(recorder: Recorder, args: readonly unknown[], value: unknown, par
     .filter((t) => recorder.owned.has(t._storage.handle) && !attached.has(t._storage.handle))
     .map((t) => new WeakRef(t));
   recorder.made.length = 0;
-  // What the caller reads after a replay keeps its own storage; the rest share by lifetime.
-  recorder.disown(planMemory(recorder.steps, recorder.owned, new Set([...attached, ...outputHandles(value)])));
+  // Constant fills ran at capture and stay in their storages: replays skip them.
+  const dynamic = new Set(recorder.dynamic.map((d) => recorder.steps[d.step]!));
+  const constants = planConstants(recorder.steps, recorder.owned, attached, dynamic);
+  recorder.disown(constants.merged);
+  // What the caller reads after a replay keeps its own storage, as do the constants; the rest share by lifetime.
+  recorder.disown(planMemory(recorder.steps, recorder.owned, new Set([...attached, ...outputHandles(value), ...constants.storages])));
   const slotsOf = (s: CallStep): Slot[] => {
     const slots: Slot[] = [];
     s.args.forEach((a, arg) => {
@@ -432,7 +468,8 @@ function build(recorder: Recorder, args: readonly unknown[], value: unknown, par
     });
     return slots;
   };
-  const steps = recorder.steps.map((s) => (s.kind === 'call' ? { step: s, slots: slotsOf(s) } : s));
+  const replayed = recorder.steps.filter((s) => !constants.fills.has(s)).map((s) => (s.kind === 'call' ? { step: s, slots: slotsOf(s) } : s));
+  const steps = prepareRuns(replayed, dynamic);
   const ends = new Map<number, number>();
   const open: number[] = [];
   steps.forEach((s, i) => {
@@ -492,22 +529,37 @@ function outputBuilder(value: unknown, sources: ReadonlyMap<unknown, number>): (
   return () => value;
 }
 
+/** Put this call's input storages into the recorded call's arguments. */
+function fillSlots({ step, slots }: ReplayCall, handles: readonly unknown[]): void {
+  const args = step.args;
+  for (let k = 0; k < slots.length; k++) {
+    const slot = slots[k]!;
+    const handle = handles[slot.source];
+    const replaced = slot.ref === null ? handle : { ...slot.ref, storage: handle };
+    if (slot.sub < 0) args[slot.arg] = replaced;
+    else (args[slot.arg] as unknown[])[slot.sub] = replaced;
+  }
+}
+
+const makeCall = ({ step }: ReplayCall) => step.fn.apply(step.self, step.args);
+
 /** Run a program's steps from `start` until a branch (its index is returned) or the end (-1). */
 function runSteps(p: Program, start: number, handles: readonly unknown[], found: boolean): number {
   const { steps } = p;
   for (let i = start; i < steps.length; i++) {
     const s = steps[i]!;
     if ('step' in s) {
-      const { step, slots } = s;
-      const args = step.args;
-      for (let k = 0; k < slots.length; k++) {
-        const slot = slots[k]!;
-        const handle = handles[slot.source];
-        const replaced = slot.ref === null ? handle : { ...slot.ref, storage: handle };
-        if (slot.sub < 0) args[slot.arg] = replaced;
-        else (args[slot.arg] as unknown[])[slot.sub] = replaced;
+      fillSlots(s, handles);
+      makeCall(s);
+    } else if (s.kind === 'prepared') {
+      for (const c of s.calls) if (c.slots.length > 0) fillSlots(c, handles);
+      if (s.program !== null && !s.program.run()) {
+        s.program.release();
+        s.program = null;
+        s.fallback = 'a call whose arguments change queued other work than at prepare';
       }
-      step.fn.apply(step.self, args);
+      if (s.program === null) s.calls.forEach(makeCall);
+      for (const e of s.effects) e.run(found);
     } else if (s.kind === 'branch') {
       return i;
     } else if (s.kind === 'effect') {
@@ -515,6 +567,45 @@ function runSteps(p: Program, start: number, handles: readonly unknown[], found:
     }
   }
   return -1;
+}
+
+/**
+ * Groups consecutive calls to a backend that has `prepare` (with the host effects among them: they
+ * touch no storage, so they may run after the group) into prepared runs, each handed to the
+ * backend once. A call varies when its arguments are refilled per replay: input storages (slots)
+ * or dynamic scalars.
+ */
+function prepareRuns(steps: readonly (ReplayCall | Exclude<Step, CallStep>)[], dynamic: ReadonlySet<Step>): (ReplayCall | PreparedRun | Exclude<Step, CallStep>)[] {
+  const out: (ReplayCall | PreparedRun | Exclude<Step, CallStep>)[] = [];
+  // (Cast: TypeScript would narrow a plain `= null` to null for good, not seeing close() reset it.)
+  let group = null as { backend: Backend<unknown>; calls: ReplayCall[]; effects: EffectStep[] } | null;
+  const close = () => {
+    if (group === null) return;
+    const { backend, calls, effects } = group;
+    group = null;
+    const prepared: PreparedCall[] = calls.map((c) => ({ run: () => makeCall(c), varies: c.slots.length > 0 || dynamic.has(c.step) }));
+    try {
+      out.push({ kind: 'prepared', calls, effects, program: backend.prepare!(prepared) });
+    } catch (e) {
+      out.push({ kind: 'prepared', calls, effects, program: null, fallback: `prepare failed: ${(e as Error).message}` });
+    }
+  };
+  for (const s of steps) {
+    if ('step' in s && s.step.backend.prepare !== undefined) {
+      if (group?.backend !== s.step.backend) {
+        close();
+        group = { backend: s.step.backend, calls: [], effects: [] };
+      }
+      group.calls.push(s);
+    } else if (group !== null && 'kind' in s && s.kind === 'effect') {
+      group.effects.push(s);
+    } else {
+      close();
+      out.push(s);
+    }
+  }
+  close();
+  return out;
 }
 
 async function flagsFound(flags: readonly { readonly backend: Backend<unknown>; readonly ref: TensorRef<unknown> }[]): Promise<boolean> {
@@ -539,7 +630,8 @@ function replay(p: Program, args: readonly unknown[]): unknown {
   // Dynamic scalars: recomputed from the host state now (lr after a scheduler step, Adam's next step).
   for (const d of p.recorder.dynamic) (p.recorder.steps[d.step] as CallStep).args[d.arg] = d.compute();
   const finish = () => {
-    for (const g of p.grads) g.tensor.grad = g.exit;
+    const argTensors = tensorArgs(args);
+    for (const g of p.grads) g.tensor.grad = g.exitArg >= 0 ? argTensors[g.exitArg]! : g.exit;
     return p.output(handles);
   };
   let at = runSteps(p, 0, handles, false);
@@ -557,20 +649,35 @@ function replay(p: Program, args: readonly unknown[]): unknown {
 function describeProgram(p: Program): CompiledProgramInfo {
   const segments: { name: string; kernels: number; byKernel: Record<string, number> }[] = [{ name: 'step', kernels: 0, byKernel: {} }];
   let effects = 0;
+  const count = ({ step }: ReplayCall) => {
+    const seg = segments[segments.length - 1]!;
+    seg.kernels++;
+    seg.byKernel[step.name] = (seg.byKernel[step.name] ?? 0) + 1;
+  };
+  const prepared: string[] = [];
+  const fallbacks: string[] = [];
   for (const s of p.steps) {
-    if ('step' in s) {
-      const seg = segments[segments.length - 1]!;
-      seg.kernels++;
-      seg.byKernel[s.step.name] = (seg.byKernel[s.step.name] ?? 0) + 1;
+    if ('step' in s) count(s);
+    else if (s.kind === 'prepared') {
+      s.calls.forEach(count);
+      effects += s.effects.length;
+      if (s.program !== null) prepared.push(s.program.description);
+      else fallbacks.push(s.fallback!);
     } else if (s.kind === 'branch') segments.push({ name: 'optimizer (runs when no Inf/NaN was found)', kernels: 0, byKernel: {} });
     else if (s.kind === 'end') segments.push({ name: 'after the optimizer', kernels: 0, byKernel: {} });
     else effects++;
   }
+  const interpreted = p.steps.some((s) => 'step' in s) || fallbacks.length > 0;
+  const replay = [
+    ...(prepared.length > 0 ? [`prepared (${prepared.join('; ')})`] : []),
+    ...(interpreted ? [`interpreter (${fallbacks.length > 0 ? fallbacks.join('; ') : 'the backend has no prepare'})`] : []),
+  ].join(' and ');
   return {
     guards: p.guardText,
     segments,
     dynamicScalars: p.recorder.dynamic.length,
     hostEffects: effects + p.grads.length,
     storages: p.recorder.owned.size,
+    replay,
   };
 }

@@ -4,6 +4,7 @@
 // program owns a lifetime (its first and last recorded call) and lets storages whose lifetimes do
 // not overlap share one allocation, as an arena planner does. A replay then writes every shared
 // allocation before it reads it, as the capture did; the storages no call uses any more are freed.
+// Before that, the constants: fills a replay would repeat to the same effect run only at capture.
 import type { Backend, TensorRef } from '../backend/contract.js';
 import type { DTypeName } from '../dtype/dtype.js';
 import { isRef, type CallStep, type Step } from './recorder.js';
@@ -117,4 +118,61 @@ function groupBy(lifetimes: ReadonlyMap<unknown, Lifetime>, key: (l: Lifetime) =
     else out.set(key(life), [handle]);
   }
   return out;
+}
+
+/** Kernels whose last ref argument is their output and whose other refs are inputs they only read (the contract's rule for them). */
+const READS_ALL_BUT_LAST = new Set([
+  'kernels.unary', 'kernels.binary', 'kernels.compare', 'kernels.where', 'kernels.cast', 'kernels.copy', 'kernels.reduce',
+  'kernels.argReduce', 'kernels.matmul', 'kernels.gather', 'fused.softmax', 'fused.logSoftmax', 'fused.addcmul', 'fused.crossEntropy',
+]);
+
+/** The storages a call may write: its output for the kernels above, every storage it names for any other. */
+function writtenBy(s: CallStep): unknown[] {
+  if (s.name === 'write') return [s.args[0]];
+  const refs = s.args.flatMap((a) => (isRef(a) ? [a] : Array.isArray(a) ? a.filter(isRef) : []));
+  return READS_ALL_BUT_LAST.has(s.name) ? refs.slice(-1).map((r) => r.storage) : refs.map((r) => r.storage);
+}
+
+/** What `planConstants` decided. */
+export interface ConstantPlan {
+  /** The fills a replay skips. */
+  readonly fills: ReadonlySet<Step>;
+  /** The storages holding the constants, which must keep their own allocation. */
+  readonly storages: readonly unknown[];
+  /** Storages of duplicate constants, no longer used by any step (to be freed). */
+  readonly merged: readonly unknown[];
+}
+
+/**
+ * The fills a replay need not repeat: a `kernels.fill` of a storage the capture allocated, with a
+ * value that does not change between replays (not in `dynamic`), where no other call may write
+ * that storage, so it still holds the value the capture wrote (the scalar operands of `x.mul(2)`,
+ * which eager keeps cached). `exposed` are storages the caller can reach (`.grad` tensors): theirs
+ * are repeated. Constants of one backend, device, dtype, size, layout and value share a storage:
+ * `steps` are rewritten to use the first one.
+ */
+export function planConstants(steps: Step[], owned: ReadonlyMap<unknown, OwnedStorage>, exposed: ReadonlySet<unknown>, dynamic: ReadonlySet<Step>): ConstantPlan {
+  const writers = new Map<unknown, number>();
+  for (const s of steps) {
+    if (s.kind === 'call') for (const h of new Set(writtenBy(s))) writers.set(h, (writers.get(h) ?? 0) + 1);
+  }
+  const fills = steps.filter((s): s is CallStep => {
+    if (s.kind !== 'call' || s.name !== 'kernels.fill' || dynamic.has(s) || !isRef(s.args[0])) return false;
+    const handle = s.args[0].storage;
+    return owned.has(handle) && !exposed.has(handle) && writers.get(handle) === 1;
+  });
+  const first = new Map<Backend<unknown>, Map<string, unknown>>();
+  const target = new Map<unknown, unknown>();
+  for (const s of fills) {
+    const { storage, shape, strides, offset } = s.args[0] as TensorRef<unknown>;
+    const o = owned.get(storage)!;
+    const key = `${o.index} ${o.dtype} ${o.numel} [${shape.join()}] [${strides.join()}] ${offset} ${Object.is(s.args[1], -0) ? '-0' : String(s.args[1])}`;
+    let keys = first.get(o.backend);
+    if (keys === undefined) first.set(o.backend, (keys = new Map()));
+    const kept = keys.get(key);
+    if (kept === undefined) keys.set(key, storage);
+    else target.set(storage, kept);
+  }
+  if (target.size > 0) for (const s of steps) if (s.kind === 'call') retarget(s, target);
+  return { fills: new Set(fills), storages: [...first.values()].flatMap((k) => [...k.values()]), merged: [...target.keys()] };
 }

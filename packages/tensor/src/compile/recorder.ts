@@ -14,6 +14,8 @@ export interface CallStep {
   readonly kind: 'call';
   /** 'kernels.matmul', 'fused.adamw', 'write', ... */
   readonly name: string;
+  /** The backend the call goes to. */
+  readonly backend: Backend<unknown>;
   readonly self: object;
   readonly fn: (...args: unknown[]) => void;
   readonly args: unknown[];
@@ -150,7 +152,7 @@ export class Recorder implements CaptureHooks {
         const fn = (table as Record<string, (...args: unknown[]) => void>)[name]!;
         if (typeof fn !== 'function') continue;
         out[name] = (...args: unknown[]) => {
-          if (this.active) this.addCall(`${group}.${name}`, table, fn, args);
+          if (this.active) this.addCall(backend, `${group}.${name}`, table, fn, args);
           fn.apply(table, args);
         };
       }
@@ -170,13 +172,13 @@ export class Recorder implements CaptureHooks {
       free: recorded.free,
       [RECORDED]: recorded,
       write(handle: unknown, data: Parameters<Backend['write']>[1], offset: number, hint?: Parameters<Backend['write']>[3]): void {
-        if (self.active) self.addCall('write', backend, backend.write as (...a: unknown[]) => void, [handle, data.slice(), offset, hint]);
+        if (self.active) self.addCall(backend, 'write', backend, backend.write as (...a: unknown[]) => void, [handle, data.slice(), offset, hint]);
         backend.write(handle, data, offset, hint);
       },
     });
   }
 
-  private addCall(name: string, self: object, fn: (...args: unknown[]) => void, args: unknown[]): void {
+  private addCall(backend: Backend<unknown>, name: string, self: object, fn: (...args: unknown[]) => void, args: unknown[]): void {
     if (name === 'kernels.random' && !this.byIdentity.has(args[1] as object)) {
       // Only a Generator's specs can be redrawn per replay.
       this.fail(compileBreak('COMPILE_RANDOM', 'random numbers were drawn without a Generator', 'draw them outside the compiled function and pass them in'));
@@ -193,7 +195,7 @@ export class Recorder implements CaptureHooks {
         if (compute) this.dynamic.push({ step: index, arg: i, compute });
       }
     });
-    this.steps.push({ kind: 'call', name, self, fn, args: args.slice() });
+    this.steps.push({ kind: 'call', name, backend, self, fn, args: args.slice() });
   }
 
   hostRead(op: string, remedy: string): void {
