@@ -14,12 +14,16 @@ function expectationsFor(type: string): string | undefined {
 }
 
 // The cpu backend as users get it: WebAssembly SIMD kernels on (cpu-typescript.test.ts runs it with them off).
-describeConformance(async () => {
+async function loadCpu(): Promise<string> {
   await import('@core/backend-cpu');
   const wasm = (getBackend('cpu') as { wasm?: { active: boolean; failure: string | null } | null }).wasm;
   if (!wasm?.active) throw new Error(`the cpu backend's wasm kernels are not running: ${wasm?.failure ?? 'disabled'}`);
   return 'cpu';
-}, { name: 'cpu', expectations: expectationsFor('cpu'), strict: true });
+}
+describeConformance(loadCpu, { name: 'cpu', expectations: expectationsFor('cpu'), strict: true });
+// Every case compiled too: wrapped in compile() and called until it replays (the webgpu and cuda
+// backends run compiled once their replay is in place).
+describeConformance(loadCpu, { name: 'cpu', compiled: true, expectations: expectationsFor('cpu.compiled'), strict: true });
 
 /** Backends that register a device when their package is imported. */
 const OPTIONAL = [

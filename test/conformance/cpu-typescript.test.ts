@@ -6,9 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { getBackend } from '@core/tensor';
 import { describeConformance } from '@core/conformance/vitest';
 
-const expectations = fileURLToPath(new URL('../../packages/conformance/expectations/cpu.json', import.meta.url));
+/** The cpu backend's expectations file for eager or compiled runs (absent: every case must pass). */
+function expectationsFor(file: string): string | undefined {
+  const path = fileURLToPath(new URL(`../../packages/conformance/expectations/${file}.json`, import.meta.url));
+  return existsSync(path) ? path : undefined;
+}
 
-describeConformance(async () => {
+async function loadCpu(): Promise<string> {
   process.env.CORE_CPU_WASM = '0'; // read when the backend is created, on first use
   process.env.CORE_CPU_NATIVE = '0';
   await import('@core/backend-cpu');
@@ -16,4 +20,8 @@ describeConformance(async () => {
   if (wasm !== null) throw new Error('the cpu backend still runs wasm kernels with CORE_CPU_WASM=0');
   if (native?.loaded !== false) throw new Error('the cpu backend still runs its native addon with CORE_CPU_NATIVE=0');
   return 'cpu';
-}, { name: 'cpu (TypeScript kernels)', expectations: existsSync(expectations) ? expectations : undefined, strict: true });
+}
+
+describeConformance(loadCpu, { name: 'cpu (TypeScript kernels)', expectations: expectationsFor('cpu'), strict: true });
+// Every case compiled too: wrapped in compile() and called until it replays.
+describeConformance(loadCpu, { name: 'cpu (TypeScript kernels)', compiled: true, expectations: expectationsFor('cpu.compiled'), strict: true });

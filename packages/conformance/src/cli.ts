@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // core-conformance --backend <module> [--device <type>] [--with-cpu] [--strict] [--report out.json]
-//                  [--markdown out.md] [--expectations file.json] [--filter <substring>] [--quiet]
+//                  [--markdown out.md] [--expectations file.json] [--filter <substring>] [--compiled] [--quiet]
 //
 // <module> is imported for its side effect (it registers its backend, like '@core/backend-cpu'),
 // or exports a Backend / BackendFactory / function returning one as its default export.
@@ -10,6 +10,10 @@
 // (transfers to and from it, the cpu-scalar rules) are skipped and counted. --with-cpu registers the
 // cpu too and runs them. When the module registers the cpu itself (@core/backend-cpu under test, or
 // a module that imports it), isolation does not apply, and the summary says so.
+//
+// --compiled runs every case compiled (RunOptions.compiled): wrapped in compile() and called until
+// it replays; the summary counts the cases that replayed, the eager-only ones and those with no
+// compiled form.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,7 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { ConformanceSetupError, type BackendLoader } from './runner/env.js';
 import { runConformance } from './runner/run.js';
 import { renderMarkdown, type Report } from './runner/report.js';
-import { CATEGORIES, type CaseResult, type CpuPresence } from './types.js';
+import { CATEGORIES, NO_COMPILED_FORM, type CaseResult, type CpuPresence } from './types.js';
 
 interface Args {
   backend?: string;
@@ -30,12 +34,13 @@ interface Args {
   filter?: string;
   quiet: boolean;
   withCpu: boolean;
+  compiled: boolean;
 }
 
-const USAGE = 'usage: core-conformance --backend <module> [--device <type>] [--with-cpu] [--strict] [--report out.json] [--markdown out.md] [--expectations file.json] [--filter <substring>] [--quiet]';
+const USAGE = 'usage: core-conformance --backend <module> [--device <type>] [--with-cpu] [--strict] [--report out.json] [--markdown out.md] [--expectations file.json] [--filter <substring>] [--compiled] [--quiet]';
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { strict: false, quiet: false, withCpu: false };
+  const args: Args = { strict: false, quiet: false, withCpu: false, compiled: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -53,6 +58,7 @@ function parseArgs(argv: string[]): Args {
       case '--filter': args.filter = value(); break;
       case '--quiet': args.quiet = true; break;
       case '--with-cpu': args.withCpu = true; break;
+      case '--compiled': args.compiled = true; break;
       case '--help': case '-h': console.log(USAGE); process.exit(0); break;
       default: throw new ConformanceSetupError(`unknown argument ${a}\n${USAGE}`);
     }
@@ -102,12 +108,13 @@ function loaderFor(spec: string): BackendLoader {
 
 const MARK: Record<CaseResult['status'], string> = { pass: '.', fail: 'F', skip: 's', xfail: 'x', xpass: 'X' };
 
-function summary(report: Report): string {
-  const lines = [`\n${report.backend.name}: ${report.counts.total} cases in ${(report.durationMs / 1000).toFixed(1)} s — ${report.counts.pass} pass, ${report.counts.fail} fail, ${report.counts.skip} skip, ${report.counts.xfail} xfail, ${report.counts.xpass} xpass`];
+function summary(report: Report, compiled: boolean): string {
+  const lines = [`\n${report.backend.name}${compiled ? ' (compiled)' : ''}: ${report.counts.total} cases in ${(report.durationMs / 1000).toFixed(1)} s — ${report.counts.pass} pass, ${report.counts.fail} fail, ${report.counts.skip} skip, ${report.counts.xfail} xfail, ${report.counts.xpass} xpass`];
   for (const c of CATEGORIES) {
     const k = report.categories[c];
     if (k.total > 0) lines.push(`  ${c.padEnd(13)} ${String(k.total).padStart(5)}  pass ${k.pass}${k.fail ? `  FAIL ${k.fail}` : ''}${k.skip ? `  skip ${k.skip}` : ''}${k.xfail ? `  xfail ${k.xfail}` : ''}${k.xpass ? `  XPASS ${k.xpass}` : ''}`);
   }
+  if (compiled) lines.push(compiledLine(report.cases));
   const isolation = isolationLine(report.cpu.presence, report.cpu.skipped);
   if (isolation) lines.push(isolation);
   for (const r of report.cases.filter((x) => x.status === 'fail')) lines.push(`FAIL ${r.id}\n     ${r.message}`);
@@ -115,6 +122,15 @@ function summary(report: Report): string {
   for (const id of report.staleExpectations) lines.push(`STALE expectation ${id} matches no case`);
   lines.push(report.ok ? 'OK' : `NOT OK${report.strict ? ' (strict)' : ''}`);
   return lines.join('\n');
+}
+
+/** What a compiled run covered: the cases that replayed, the eager-only ones (listed), those with no compiled form. */
+function compiledLine(cases: readonly CaseResult[]): string {
+  const eagerOnly = cases.filter((r) => r.status === 'skip' && r.reason?.startsWith('eager only:'));
+  const noForm = cases.filter((r) => r.reason === NO_COMPILED_FORM).length;
+  const replayed = cases.filter((r) => r.status === 'pass').length;
+  const ops = [...new Set(eagerOnly.map((r) => r.op))].join(', ');
+  return `compiled: ${replayed} cases replayed and passed; ${eagerOnly.length} eager only${ops ? ` (${ops})` : ''}; ${noForm} with no compiled form`;
 }
 
 /** What the summary says about the cpu backend: an isolated run (the CLI's default) or why the run is not one. */
@@ -143,14 +159,15 @@ async function main(): Promise<number> {
     expectations,
     strict: args.strict,
     isolated: !args.withCpu,
-    rerunCommand: (id) => ['core-conformance', '--backend', args.backend, ...(args.device ? ['--device', args.device] : []), ...(args.withCpu ? ['--with-cpu'] : []), '--filter', `'${id}'`].join(' '),
+    compiled: args.compiled,
+    rerunCommand: (id) => ['core-conformance', '--backend', args.backend, ...(args.device ? ['--device', args.device] : []), ...(args.withCpu ? ['--with-cpu'] : []), ...(args.compiled ? ['--compiled'] : []), '--filter', `'${id}'`].join(' '),
     onResult: (r) => {
       if (args.quiet) return;
       process.stdout.write(MARK[r.status]);
       if (++column % 100 === 0) process.stdout.write('\n');
     },
   });
-  console.log(summary(report));
+  console.log(summary(report, args.compiled));
   if (args.report) await write(args.report, `${JSON.stringify(report, null, 2)}\n`);
   if (args.markdown) await write(args.markdown, renderMarkdown(report));
   return report.ok ? 0 : 1;

@@ -13,8 +13,9 @@ export { parseExpectations, type Expectation, type ExpectationsFile, type Expect
 export { buildReport, renderMarkdown, STATUSES, type Report, type MatrixCell, type Counts } from './runner/report.js';
 export { buildCases } from './cases/index.js';
 export { OPS } from './ops/index.js';
-export type { OpInfo, Sample } from './opinfo.js';
-export { CATEGORIES, ConformanceFailure, ISOLATED_SKIP, type Case, type CaseResult, type Category, type CpuPresence, type Env, type Measure, type Status } from './types.js';
+export type { CallContext, OpInfo, Sample } from './opinfo.js';
+export type { EagerOnly } from './cases/compiled.js';
+export { CATEGORIES, ConformanceFailure, ISOLATED_SKIP, NO_COMPILED_FORM, type Case, type CaseResult, type Category, type CpuPresence, type Env, type Measure, type Status } from './types.js';
 export { APPROX, GRAD, EXACT, toleranceFor, type Tolerance, type ToleranceClass, type Override } from './tolerance.js';
 export { expectTensor, expectValues, type Expected, type CheckSpec } from './check.js';
 /** The float64 reference oracle, for backend authors who want to check a kernel on its own. */

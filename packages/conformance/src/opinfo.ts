@@ -2,7 +2,8 @@
 // op, with the dtypes it is defined for, sample inputs per dtype, the library call, the oracle, the
 // tolerance class and whether it is differentiable. The primitives, composites, views, numerics,
 // autograd and capabilities categories are all generated from the table.
-import type { Device, DTypeName, Tensor } from '@core/tensor';
+import type { Device, DTypeName, Generator, Tensor } from '@core/tensor';
+import type { EagerOnly } from './cases/compiled.js';
 import type { Expected } from './check.js';
 import type { Input } from './inputs.js';
 import type { NdArray } from './oracle/ndarray.js';
@@ -19,6 +20,20 @@ export interface Sample {
   readonly args?: Readonly<Record<string, unknown>>;
   /** NaN/Inf inputs or results: these cases belong to the numerics category. */
   readonly numerics?: boolean;
+}
+
+/** Where an op's call runs: the device, the column dtype, and (for random ops) the generator to draw from. */
+export interface CallContext {
+  /** The device under test. */
+  readonly device: Device;
+  /** The case's column dtype. */
+  readonly dtype: DTypeName;
+  /**
+   * The Generator a random op draws from, seeded with `seed` (default: a new Generator(seed)). A
+   * compiled run passes one generator made outside the compiled function and seeds it before every
+   * call, as a training loop does: a replay draws from it without running the call.
+   */
+  readonly generator?: (seed: number) => Generator;
 }
 
 /**
@@ -50,17 +65,23 @@ export interface OpInfo {
   /** Which inputs are differentiable (default: every floating input). */
   readonly gradInputs?: readonly number[];
   /** The library call under test (inputs are already on `ctx.device`). */
-  readonly call: (inputs: Tensor[], args: Readonly<Record<string, any>>, ctx: { readonly device: Device; readonly dtype: DTypeName }) => Tensor;
+  readonly call: (inputs: Tensor[], args: Readonly<Record<string, any>>, ctx: CallContext) => Tensor;
   /**
    * For ops that read values on the host (data-dependent shapes, value checks, async forms): the
    * call the forward and autograd cases await instead of `call` (the capabilities cases still use
    * `call`, which must refuse an unsupported dtype before it reads anything).
    */
-  readonly callAsync?: (inputs: Tensor[], args: Readonly<Record<string, any>>, ctx: { readonly device: Device; readonly dtype: DTypeName }) => Promise<Tensor>;
+  readonly callAsync?: (inputs: Tensor[], args: Readonly<Record<string, any>>, ctx: CallContext) => Promise<Tensor>;
   /** The float64 oracle: exact result rounded into the result dtype (and an error bound when accumulated). */
   readonly reference: (inputs: NdArray[], args: Readonly<Record<string, any>>, dtype: DTypeName) => Expected;
   /** Name of the fused kernel that implements this composite op: its cases run fused and decomposed. */
   readonly fused?: 'softmax' | 'logSoftmax' | 'crossEntropy' | 'addcmul' | 'attention';
+  /**
+   * The op cannot run compiled by design (it reads values on the host, or its result's shape depends
+   * on them): a compiled run requires compile() to refuse it with this CompileError code and reports
+   * its cases as "eager only: <reason>".
+   */
+  readonly eagerOnly?: EagerOnly;
   /** Per-sample tolerance changes, each with its reason. */
   readonly overrides?: readonly Override[];
 }

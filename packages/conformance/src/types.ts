@@ -31,6 +31,12 @@ export interface Case {
   readonly skip?: string;
   /** Throws (a ConformanceFailure or any error) to fail. */
   readonly run: () => Promise<Measure | void> | Measure | void;
+  /**
+   * The case run compiled (the `compiled` run option): its library calls wrapped in `compile()` and
+   * called until they replay, the replay checked like `run` checks eager and against eager bit for bit.
+   * Absent: the case has no compiled form, and a compiled run reports it skipped with NO_COMPILED_FORM.
+   */
+  readonly compiled?: () => Promise<Measure | void>;
 }
 
 /**
@@ -51,6 +57,10 @@ export type CpuPresence = 'under-test' | 'registered-by-runner' | 'already-regis
  */
 export const ISOLATED_SKIP =
   'isolated run: needs the cpu device, and the cpu backend is not registered (core-conformance --with-cpu, or { isolated: false }, runs it)';
+
+/** The skip reason, in a compiled run, of a case that has no compiled form. */
+export const NO_COMPILED_FORM =
+  'not run compiled: this case has no compiled form (the compiled run covers the op-table cases, forward and gradients, the autocast AC-8 cases and the optimizer and training runs); its eager run covers it';
 
 /** The skip reason of a case that needs the cpu device: ISOLATED_SKIP in an isolated run, else `otherwise`. */
 export function cpuSkip(env: Env, otherwise?: string): string | undefined {

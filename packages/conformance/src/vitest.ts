@@ -12,7 +12,7 @@
 //   import { createMyBackend } from '../src/index.js';
 //   describeConformance(() => createMyBackend(), { expectations: './test/expectations.json' });
 import { afterAll, describe, it } from 'vitest';
-import { prepare, runCase, type RunOptions } from './runner/run.js';
+import { prepare, runCase, skipReason, type RunOptions } from './runner/run.js';
 import type { BackendLoader } from './runner/env.js';
 import { buildReport, renderMarkdown } from './runner/report.js';
 import { CATEGORIES, type Case, type CaseResult } from './types.js';
@@ -52,7 +52,7 @@ async function writeText(path: string, text: string): Promise<void> {
  * Declare the suite as vitest tests: one `describe` per category and one `it` per case, for the backend `load` provides; call it at the top level of a test file.
  */
 export function describeConformance(load: BackendLoader, options: DescribeOptions = {}): void {
-  describe(`conformance${options.name ? `: ${options.name}` : ''}`, async () => {
+  describe(`conformance${options.name ? `: ${options.name}` : ''}${options.compiled ? ' (compiled)' : ''}`, async () => {
     const expectationsJson = typeof options.expectations === 'string' ? await readJson(options.expectations) : options.expectations;
     const { env, cases, expectations } = await prepare(load, { ...options, expectations: expectationsJson });
     const results: CaseResult[] = [];
@@ -73,16 +73,17 @@ export function describeConformance(load: BackendLoader, options: DescribeOption
 
     function defineCase(c: Case): void {
       const expectation = expectations.get(c.id);
-      const skipReason = c.skip ?? (expectation?.status === 'skip' ? expectation.reason : undefined);
-      if (skipReason !== undefined) {
-        results.push({ id: c.id, category: c.category, op: c.op, dtype: c.dtype, status: 'skip', reason: skipReason });
-        it.skip(`${c.id} — skipped: ${skipReason}`, () => {});
+      const reason = skipReason(c, expectation, options.compiled);
+      if (reason !== undefined) {
+        results.push({ id: c.id, category: c.category, op: c.op, dtype: c.dtype, status: 'skip', reason });
+        it.skip(`${c.id} — skipped: ${reason}`, () => {});
         return;
       }
-      it(c.id, async () => {
-        const r = await runCase(c, expectation, options.timeoutMs, options.rerunCommand ?? ((id) => `vitest run -t '${id}'`));
+      it(c.id, async (test) => {
+        const r = await runCase(c, expectation, options.timeoutMs, options.rerunCommand ?? ((id) => `vitest run -t '${id}'`), options.compiled);
         results.push(r);
         if (r.status === 'fail') throw new Error(r.message);
+        if (r.status === 'skip') test.skip(r.reason); // eager only, found at run time
         if (r.status === 'xpass') {
           const message = `${c.id} is listed as xfail (${r.reason}) but passed: remove it from the expectations file`;
           if (strict) throw new Error(message);

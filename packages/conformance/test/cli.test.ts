@@ -40,4 +40,10 @@ describe.skipIf(!built)('core-conformance CLI', () => {
     const missing = await run(['--backend', './no-such-backend.js']);
     expect(missing.code).toBe(2);
   });
+  it('--compiled runs the cases compiled: a data-dependent op is eager only, reported with its reason, on a backend that reads synchronously too', async () => {
+    const r = await run(['--backend', '@core/backend-cpu', '--compiled', '--filter', 'composites/nonzero', '--quiet']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/cpu \(compiled\): \d+ cases .* 0 fail, \d+ skip, 0 xfail, 0 xpass/);
+    expect(r.stdout).toMatch(/compiled: 0 cases replayed and passed; [1-9]\d* eager only \(nonzero, nonzero\(asTuple\), nonzeroAsync\); 0 with no compiled form/);
+  });
 });

@@ -236,6 +236,26 @@ describe('compile: guards, breaks and fallbacks', () => {
     void y;
   });
 
+  it('a data-dependent op (nonzero, a boolean mask) on the cpu is a host read too: the replay could not follow its shape; with onBreak eager it runs eagerly and stays right', async () => {
+    const positives = (a: Tensor) => a.index([a.gt(0)]).sum();
+    for (const [name, fn] of [['nonzero()', (a: Tensor) => a.nonzero().sum()], ['index()', positives]] as const) {
+      let error: unknown;
+      try {
+        compile(fn)(tensor([1, -2, 3]));
+      } catch (e) {
+        error = e;
+      }
+      expect(error, name).toBeInstanceOf(CompileError);
+      expect((error as CompileError).code).toBe('COMPILE_HOST_READ');
+      expect((error as CompileError).message).toContain(name);
+    }
+    const step = compile(positives, { onBreak: 'eager' });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const sums = [[1, -2, 3], [-1, 5, 6], [4, 4, -4], [0, 0, 7]].map((v) => step(tensor(v)));
+    warn.mockRestore();
+    expect(await Promise.all(sums.map((t) => t.item()))).toEqual([4, 11, 8, 7]);
+  });
+
   it('random numbers inside the step (a dropout mask) follow the generator stream as eager does, manualSeed included', async () => {
     const [[x]] = batches(1);
     const dropout = (a: Tensor) => a.mul(rand([4, 8]).ge(0.5)).mul(2).sum();

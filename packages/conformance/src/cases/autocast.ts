@@ -16,6 +16,7 @@ import {
 } from '@core/tensor';
 import { expectEqual, expectTensor, expectThrows, expectTrue, type Expected } from '../check.js';
 import { stored, toDevice, upload, type Input } from '../inputs.js';
+import { expectSameAsEager, replayedCall } from './compiled.js';
 import { isFloat, roundTo } from '../oracle/dtype.js';
 import { numericGradients } from '../oracle/grad.js';
 import { map, nd, type NdArray } from '../oracle/ndarray.js';
@@ -135,8 +136,8 @@ function identity<A extends readonly unknown[]>(...args: A): A {
 export function autocastCases(env: Env): Case[] {
   const cases: Case[] = [];
   const dev = env.device;
-  const add = (id: string, op: string, dtype: DTypeName | '-', run: Case['run'], skip?: string) =>
-    cases.push({ id: `autocast/${id}`, category: 'autocast', op, dtype, run, ...(skip ? { skip } : {}) });
+  const add = (id: string, op: string, dtype: DTypeName | '-', run: Case['run'], skip?: string, compiled?: Case['compiled']) =>
+    cases.push({ id: `autocast/${id}`, category: 'autocast', op, dtype, run, ...(skip ? { skip } : {}), ...(compiled ? { compiled } : {}) });
 
   const policy = resolvePolicy(env.name);
   if (!policy) {
@@ -232,13 +233,22 @@ export function autocastCases(env: Env): Case[] {
     for (const d of halves) {
       const skip = regionSkip(d);
       for (const sample of samplesOf(info, 'float32')) {
-        add(`AC-8/${op}/${d}/${sample.name}`, op, d, async () => {
-          const args = sample.args ?? {};
-          const tensors = sample.inputs.map((i) => upload(i, dev));
-          const y = inRegion(d, () => info.call(tensors, args, { device: dev, dtype: d }));
-          const expected = info.reference(roundedValues(sample.inputs, d), args, d);
-          return expectTensor(y, expected, { label: `${op} of float32 inputs in a ${d} region (inputs rounded to ${d})`, cls: info.tolerance, tolerance: overrideFor(info, d, sample.name), device: dev });
-        }, skip);
+        const args = sample.args ?? {};
+        const label = `${op} of float32 inputs in a ${d} region (inputs rounded to ${d})`;
+        const opCall = (xs: Tensor[]) => info.call(xs, args, { device: dev, dtype: d });
+        const eager = () => inRegion(d, () => opCall(sample.inputs.map((i) => upload(i, dev))));
+        const check = (y: Tensor, how: string) => expectTensor(y, info.reference(roundedValues(sample.inputs, d), args, d), {
+          label: `${label}${how}`, cls: info.tolerance, tolerance: overrideFor(info, d, sample.name), device: dev,
+        });
+        // Compiled: the region is entered around each call (a guard of the program), the casts it
+        // inserts are recorded and replayed.
+        add(`AC-8/${op}/${d}/${sample.name}`, op, d, () => check(eager(), ''), skip, async () => {
+          const expected = eager();
+          const y = await replayedCall(label, sample.inputs, dev, opCall, (f) => inRegion(d, f));
+          const measure = await check(y, ' (compiled replay)');
+          await expectSameAsEager(label, y, expected);
+          return measure;
+        });
       }
       if (op === lowerOp) {
         add(`AC-8/${op}/${d}/inputs-rounded-first`, op, d, async () => {

@@ -1,13 +1,14 @@
 // Optimizers (OPT-*) on the backend's device: PyTorch's worked values, multi-step runs against the
 // oracle's float64 SGD/Adam/AdamW, zeroGrad and skipped-parameter rules, and option errors.
 import { Adam, AdamW, SGD, type AdamOptions, type SGDOptions } from '@core/optim';
-import { ValueError, type DTypeName, type Tensor } from '@core/tensor';
+import { compile, ValueError, type DTypeName, type Tensor } from '@core/tensor';
 import { expectEqual, expectTensor, expectThrows, expectTrue, fmt } from '../check.js';
 import { randomArray, toDevice } from '../inputs.js';
 import { roundTo } from '../oracle/dtype.js';
 import { nd, vector } from '../oracle/ndarray.js';
 import { adamStep, newAdamState, sgdStep, type AdamOptions as RefAdam, type SgdOptions as RefSgd } from '../oracle/optim.js';
 import { Rng } from '../rng.js';
+import { expectSameAsEager } from './compiled.js';
 import { withFused } from './table.js';
 import type { Tolerance } from '../tolerance.js';
 import { fail, type Case, type Env } from '../types.js';
@@ -48,8 +49,8 @@ function referenceStepper(algo: Algo, n: number): (p: Float64Array, g: Float64Ar
 export function optimizerCases(env: Env): Case[] {
   const cases: Case[] = [];
   const dev = env.device;
-  const add = (id: string, op: string, dtype: DTypeName | '-', run: Case['run'], skip?: string) =>
-    cases.push({ id: `optimizers/${id}`, category: 'optimizers', op, dtype, run, ...(skip ? { skip } : {}) });
+  const add = (id: string, op: string, dtype: DTypeName | '-', run: Case['run'], skip?: string, compiled?: Case['compiled']) =>
+    cases.push({ id: `optimizers/${id}`, category: 'optimizers', op, dtype, run, ...(skip ? { skip } : {}), ...(compiled ? { compiled } : {}) });
   const needs = (d: DTypeName) => (env.compute.has(d) ? undefined : `declared capabilities: the ${env.name} backend does not declare compute for ${d}`);
 
   // OPT-6, OPT-9: p = 1, grad 0.5 every step, lr 0.1.
@@ -101,31 +102,47 @@ export function optimizerCases(env: Env): Case[] {
     const dtypes = adam ? (['float32', 'float64', 'bfloat16', 'float16'] as const) : (['float32', 'float64'] as const);
     for (const variant of adam ? (['fused', 'decomposed'] as const) : [undefined]) {
       for (const dtype of dtypes) {
-        add(`steps/${r.id}/${dtype}${variant ? `/${variant}` : ''}`, r.algo.kind, dtype, () => stepsRun(r, dtype, variant), needs(dtype) ?? fusedSkip(variant));
+        add(`steps/${r.id}/${dtype}${variant ? `/${variant}` : ''}`, r.algo.kind, dtype, () => stepsRun(r, dtype, variant, false), needs(dtype) ?? fusedSkip(variant), () => stepsRun(r, dtype, variant, true));
       }
     }
   }
 
-  /** Five steps on a 3x4 parameter against the oracle, through the fused kernel or the decomposition. */
-  async function stepsRun(r: { id: string; algo: Algo }, dtype: 'float32' | 'float64' | 'bfloat16' | 'float16', variant: Variant) {
+  /**
+   * Five steps on a 3x4 parameter against the oracle, through the fused kernel or the decomposition.
+   * Compiled, the step (`p.grad = g; opt.step()`) is compiled: steps 1 to 3 trace (step 1 creates
+   * the optimizer's state), 4 and 5 replay, and the parameter must also be eager's, bit for bit.
+   */
+  async function stepsRun(r: { id: string; algo: Algo }, dtype: 'float32' | 'float64' | 'bfloat16' | 'float16', variant: Variant, compiled: boolean) {
     // PyTorch's eps of 1e-8 is 0 in float16, and a second moment below ~6e-8 underflows to 0 there
     // (in PyTorch too), which the float64 oracle does not model; float16 runs use eps 1e-2, which
     // dwarfs any underflowed sqrt(v) (< 3e-4), so the comparison measures the update itself.
     const algo = dtype === 'float16' && r.algo.kind !== 'sgd' ? { ...r.algo, options: { ...r.algo.options, eps: 1e-2 } } : r.algo;
     const rng = new Rng(`opt/${r.id}/${dtype}`);
     const init = randomArray(rng, dtype, [3, 4]);
-    const p = toDevice(init, dtype, dev, true);
-    const opt = makeOptimizer(algo, [p]);
+    const model = () => {
+      const p = toDevice(init, dtype, dev, true);
+      const opt = makeOptimizer(algo, [p]);
+      return { p, step: (g: Tensor) => { p.grad = g; opt.step(); } };
+    };
+    const eager = model();
+    const run = compiled ? model() : eager;
+    const compiledStep = compiled ? compile(run.step) : undefined;
+    const step = compiledStep ?? run.step;
     const ref = referenceStepper(algo, 12);
     const rp = Float64Array.from(init.data);
+    const label = (n: number) => `${r.id} ${dtype} after step ${n}${variant ? ` (${variant})` : ''}${compiled ? ' (compiled)' : ''}`;
     let last = {};
-    for (let step = 1; step <= 5; step++) {
+    for (let n = 1; n <= 5; n++) {
       const g = randomArray(rng, dtype, [3, 4]);
-      p.grad = toDevice(g, dtype, dev);
-      withFused(variant, () => opt.step());
+      withFused(variant, () => step(toDevice(g, dtype, dev)));
       ref(rp, Float64Array.from(g.data));
-      last = await expectTensor(p.detach(), { value: nd([3, 4], rp.map((v) => roundTo(dtype, v))), dtype }, { label: `${r.id} ${dtype} after step ${step}${variant ? ` (${variant})` : ''}`, cls: 'approx', tolerance: OPT_TOL[dtype], device: dev });
+      last = await expectTensor(run.p.detach(), { value: nd([3, 4], rp.map((v) => roundTo(dtype, v))), dtype }, { label: label(n), cls: 'approx', tolerance: OPT_TOL[dtype], device: dev });
+      if (compiled) {
+        withFused(variant, () => eager.step(toDevice(g, dtype, dev)));
+        await expectSameAsEager(label(n), run.p.detach(), eager.p.detach());
+      }
     }
+    if (compiledStep && compiledStep.explain().replays < 1) fail(`${label(5)}: no step replayed:\n${compiledStep.explain().text}`);
     return last;
   }
 

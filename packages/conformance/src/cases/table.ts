@@ -1,14 +1,15 @@
 // Cases generated from the op table: primitives, composites and views (forward vs the oracle),
 // their NaN/Inf samples (numerics), their gradients (autograd), and, for dtypes the backend does
 // not declare, the check that core rejects them with a DTypeError (capabilities).
-import { DTypeError, fusedKernelsEnabled, setFusedKernelsEnabled, type Device, type DTypeName, type Tensor } from '@core/tensor';
+import { DTypeError, fusedKernelsEnabled, setFusedKernelsEnabled, type DTypeName, type Tensor } from '@core/tensor';
 import { expectTensor, expectThrows } from '../check.js';
 import { stored, toDevice, upload } from '../inputs.js';
+import { bases, expectSameAsEager, replayed, replayedCall, underCompile, type EagerOnly } from './compiled.js';
 import { isFloat, roundTo } from '../oracle/dtype.js';
 import { numericGradients } from '../oracle/grad.js';
-import { nd } from '../oracle/ndarray.js';
+import { nd, type NdArray } from '../oracle/ndarray.js';
 import { OPS } from '../ops/index.js';
-import type { OpInfo, Sample } from '../opinfo.js';
+import type { CallContext, OpInfo, Sample } from '../opinfo.js';
 import { Rng } from '../rng.js';
 import { GRAD, type Tolerance } from '../tolerance.js';
 import { fail, type Case, type Env, type Measure } from '../types.js';
@@ -26,9 +27,25 @@ export function withFused<T>(variant: Variant, fn: () => T): T {
   }
 }
 
-/** The op's result: its `callAsync` awaited when it has one, else `call` (fused or decomposed). */
-async function resultOf(info: OpInfo, variant: Variant, xs: Tensor[], args: Readonly<Record<string, unknown>>, ctx: { device: Device; dtype: DTypeName }): Promise<Tensor> {
-  return info.callAsync ? info.callAsync(xs, args, ctx) : withFused(variant, () => info.call(xs, args, ctx));
+/** The op's call as its cases make it: `callAsync` when it has one (a promise), else `call`. */
+function call(info: OpInfo, xs: Tensor[], args: Readonly<Record<string, unknown>>, ctx: CallContext): Tensor | Promise<Tensor> {
+  return info.callAsync ? info.callAsync(xs, args, ctx) : info.call(xs, args, ctx);
+}
+
+/** The op's result, fused or decomposed. */
+async function resultOf(info: OpInfo, variant: Variant, xs: Tensor[], args: Readonly<Record<string, unknown>>, ctx: CallContext): Promise<Tensor> {
+  return withFused(variant, () => call(info, xs, args, ctx));
+}
+
+/** How failure messages name a case: op, dtype, sample, and fused or decomposed. */
+function labelOf(info: OpInfo, dtype: DTypeName, sample: Sample, variant: Variant): string {
+  return `${info.name} ${dtype} ${sample.name}${variant ? ` (${variant})` : ''}`;
+}
+
+/** Why the op cannot run compiled on this backend, when it is listed as eager only. */
+function eagerOnlyOf(env: Env, info: OpInfo): EagerOnly | undefined {
+  const e = info.eagerOnly;
+  return e?.withoutSyncRead && env.syncRead ? undefined : e;
 }
 
 /** Why the backend's declared capabilities rule out this op/dtype/sample, or null. */
@@ -62,24 +79,30 @@ function forwardCase(env: Env, info: OpInfo, dtype: DTypeName, sample: Sample, v
   const id = `${category}/${info.name}/${dtype}/${sample.name}${variant ? `/${variant}` : ''}`;
   const numericsSkip = sample.numerics && !env.strictNumerics ? `the ${env.name} backend declares strictNumerics: false` : undefined;
   const reason = skip ?? fusedSkip(env, info, variant) ?? numericsSkip;
+  const args = sample.args ?? {};
+  const ctx = { device: env.device, dtype };
+  const label = labelOf(info, dtype, sample, variant);
+  const eager = () => resultOf(info, variant, sample.inputs.map((i) => upload(i, env.device)), args, ctx);
+  const check = (y: Tensor, compiled: string): Promise<Measure> => expectTensor(y, info.reference(sample.inputs.map((i) => i.value), args, dtype), {
+    label: `${label}${compiled}`,
+    cls: info.tolerance,
+    tolerance: overrideFor(info, dtype, sample.name),
+    device: env.device,
+    inputs: sample.inputs.map((i) => i.value),
+  });
   return {
     id,
     category,
     op: info.name,
     dtype,
     ...(reason ? { skip: reason } : {}),
-    run: async (): Promise<Measure> => {
-      const args = sample.args ?? {};
-      const tensors = sample.inputs.map((i) => upload(i, env.device));
-      const expected = info.reference(sample.inputs.map((i) => i.value), args, dtype);
-      const y = await resultOf(info, variant, tensors, args, { device: env.device, dtype });
-      return expectTensor(y, expected, {
-        label: `${info.name} ${dtype} ${sample.name}${variant ? ` (${variant})` : ''}`,
-        cls: info.tolerance,
-        tolerance: overrideFor(info, dtype, sample.name),
-        device: env.device,
-        inputs: sample.inputs.map((i) => i.value),
-      });
+    run: async () => check(await eager(), ''),
+    compiled: async () => {
+      const expected = await eager();
+      const y = await replayedCall(label, sample.inputs, env.device, (xs, generator) => call(info, xs, args, { ...ctx, generator }), (f) => withFused(variant, f), eagerOnlyOf(env, info));
+      const measure = await check(y, ' (compiled replay)');
+      await expectSameAsEager(label, y, expected);
+      return measure;
     },
   };
 }
@@ -88,39 +111,72 @@ function forwardCase(env: Env, info: OpInfo, dtype: DTypeName, sample: Sample, v
 function gradCase(env: Env, info: OpInfo, dtype: 'float32' | 'float64', sample: Sample, variant: Variant, skip: string | undefined): Case {
   const id = `autograd/${info.name}/${dtype}/${sample.name}${variant ? `/${variant}` : ''}`;
   const reason = skip ?? fusedSkip(env, info, variant);
+  const args = sample.args ?? {};
+  const ctx = { device: env.device, dtype };
+  const label = labelOf(info, dtype, sample, variant);
+  const wrt = info.gradInputs ?? sample.inputs.flatMap((inp, k) => (isFloat(inp.dtype) ? [k] : []));
+  const views = sample.inputs.map(stored);
+  const leavesOf = () => bases(sample.inputs, env.device, (k) => wrt.includes(k));
+
+  /** Eager forward and backward: the leaves (holding their .grad), the result, and the weights w. */
+  const eager = async () => {
+    const leaves = leavesOf();
+    const y = await resultOf(info, variant, leaves.map((leaf, k) => views[k]!.view(leaf)), args, ctx);
+    const rng = new Rng(`${id}/weights`);
+    const weights = nd(y.shape, () => roundTo(y.dtype.name, rng.uniform(-1, 1)));
+    const w = toDevice(weights, y.dtype.name, env.device);
+    withFused(variant, () => y.backward(w));
+    return { leaves, y, w, weights };
+  };
+
+  /** Each differentiable input's .grad against the oracle's numeric gradients of Σ w·op. */
+  const check = async (leaves: readonly Tensor[], weights: NdArray, compiled: string): Promise<Measure> => {
+    const values = sample.inputs.map((i) => i.value);
+    const grads = numericGradients((ins) => info.reference(ins, args, 'float64').value, values, weights, values.map((_, k) => wrt.includes(k)));
+    let maxAbs = 0;
+    let maxRel = 0;
+    for (const k of wrt) {
+      const g = leaves[k]!.grad;
+      if (!g) fail(`${label}${compiled}: input ${k} requires grad but got no .grad after backward()`);
+      const m = await expectTensor(g, { value: views[k]!.baseGrad(grads[k]!), dtype }, {
+        label: `∂/∂input${k} of ${label}${compiled}`,
+        cls: 'approx',
+        tolerance: GRAD[dtype],
+        device: env.device,
+      });
+      maxAbs = Math.max(maxAbs, m.maxAbs ?? 0);
+      maxRel = Math.max(maxRel, m.maxRel ?? 0);
+    }
+    return { maxAbs, maxRel };
+  };
+
   return {
     id,
     category: 'autograd',
     op: info.name,
     dtype,
     ...(reason ? { skip: reason } : {}),
-    run: async (): Promise<Measure> => {
-      const args = sample.args ?? {};
-      const wrt = info.gradInputs ?? sample.inputs.flatMap((inp, k) => (isFloat(inp.dtype) ? [k] : []));
-      const stores = sample.inputs.map(stored);
-      const leaves = sample.inputs.map((inp, k) => toDevice(stores[k]!.base, inp.dtype, env.device, wrt.includes(k)));
-      const xs = leaves.map((leaf, k) => stores[k]!.view(leaf));
-      const y = await resultOf(info, variant, xs, args, { device: env.device, dtype });
-      const rng = new Rng(`${id}/weights`);
-      const w = nd(y.shape, () => roundTo(y.dtype.name, rng.uniform(-1, 1)));
-      withFused(variant, () => y.backward(toDevice(w, y.dtype.name, env.device)));
-      const values = sample.inputs.map((i) => i.value);
-      const grads = numericGradients((ins) => info.reference(ins, args, 'float64').value, values, w, values.map((_, k) => wrt.includes(k)));
-      let maxAbs = 0;
-      let maxRel = 0;
-      for (const k of wrt) {
-        const g = leaves[k]!.grad;
-        if (!g) fail(`${info.name} ${dtype} ${sample.name}: input ${k} requires grad but got no .grad after backward()`);
-        const m = await expectTensor(g, { value: stores[k]!.baseGrad(grads[k]!), dtype }, {
-          label: `∂/∂input${k} of ${info.name} ${dtype} ${sample.name}${variant ? ` (${variant})` : ''}`,
-          cls: 'approx',
-          tolerance: GRAD[dtype],
-          device: env.device,
-        });
-        maxAbs = Math.max(maxAbs, m.maxAbs ?? 0);
-        maxRel = Math.max(maxRel, m.maxRel ?? 0);
-      }
-      return { maxAbs, maxRel };
+    run: async () => {
+      const { leaves, weights } = await eager();
+      return check(leaves, weights, '');
+    },
+    compiled: async () => {
+      const expected = await eager();
+      const leaves = leavesOf();
+      const step = (...ls: Tensor[]) => {
+        const y = call(info, ls.map((leaf, k) => views[k]!.view(leaf)), args, ctx);
+        const backward = (r: Tensor) => {
+          r.backward(expected.w);
+          return r;
+        };
+        return y instanceof Promise ? y.then(backward) : backward(y);
+      };
+      const clearGrads = () => wrt.forEach((k) => (leaves[k]!.grad = null));
+      const y = await underCompile(label, eagerOnlyOf(env, info), () => replayed(label, step, leaves, sample.inputs, (f) => withFused(variant, f), clearGrads));
+      const measure = await check(leaves, expected.weights, ' (compiled replay)');
+      await expectSameAsEager(label, y, expected.y);
+      for (const k of wrt) await expectSameAsEager(`∂/∂input${k} of ${label}`, leaves[k]!.grad!, expected.leaves[k]!.grad!);
+      return measure;
     },
   };
 }

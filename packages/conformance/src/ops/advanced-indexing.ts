@@ -9,6 +9,7 @@ import { expectThrows, type Expected } from '../check.js';
 import { randomArray, type Input, type Layout } from '../inputs.js';
 import { ALL_DTYPES, FLOAT_DTYPES, isFloat, roundTo } from '../oracle/dtype.js';
 import { at, broadcastShapes, nd, numel, unravel, type NdArray } from '../oracle/ndarray.js';
+import type { EagerOnly } from '../cases/compiled.js';
 import type { OpInfo, Sample } from '../opinfo.js';
 import type { Rng } from '../rng.js';
 
@@ -279,9 +280,16 @@ const INDEX_ADVANCED: OpInfo = {
   reference: (xs, a, dtype) => ({ value: subscript(xs[0]!, a.spec, xs).value, dtype }),
 };
 
+/** What compile() must refuse in the data-dependent ops: the result's shape is read on the host. */
+const DATA_DEPENDENT: EagerOnly = {
+  code: 'COMPILE_HOST_READ',
+  reason: "the result's shape depends on the input's values, which are read on the host",
+};
+
 function maskIndexInfo(form: 'index' | 'indexAsync'): OpInfo {
   return {
     name: `${form}(mask)`,
+    eagerOnly: DATA_DEPENDENT,
     category: 'composites',
     dtypes: ALL_DTYPES,
     tolerance: 'exact',
@@ -332,6 +340,7 @@ function indexPutInfo(name: 'indexPut' | 'indexPut_'): OpInfo {
 function maskedSelectInfo(form: 'maskedSelect' | 'maskedSelectAsync'): OpInfo {
   return {
     name: form,
+    eagerOnly: DATA_DEPENDENT,
     category: 'composites',
     dtypes: ALL_DTYPES,
     tolerance: 'exact',
@@ -349,6 +358,7 @@ function nonzeroInfo(form: 'nonzero' | 'nonzeroAsync', asTuple: boolean): OpInfo
   const later = async (x: Tensor) => (asTuple ? stack(await x.nonzeroAsync({ asTuple: true }), 0) : x.nonzeroAsync());
   return {
     name: `${form}${asTuple ? '(asTuple)' : ''}`,
+    eagerOnly: DATA_DEPENDENT,
     category: 'composites',
     dtypes: ALL_DTYPES,
     outDtype: () => 'int32',
@@ -371,6 +381,7 @@ function uniqueInfo(form: 'unique' | 'uniqueAsync', part: 'output' | 'inverseInd
   const pick = (r: Tensor | UniqueResult) => ('output' in r ? r[part] : r);
   return {
     name: `${form}${part === 'output' ? '' : `(${part})`}${dim === null ? '' : `(dim=${dim})`}`,
+    eagerOnly: DATA_DEPENDENT,
     category: 'composites',
     dtypes: ALL_DTYPES,
     ...(part === 'output' ? {} : { outDtype: () => 'int32' as const }),

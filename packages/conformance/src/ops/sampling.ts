@@ -8,12 +8,15 @@ import { dtypeObject, randomArray, type Input, type Layout } from '../inputs.js'
 import { ALL_DTYPES, FLOAT_DTYPES, roundTo } from '../oracle/dtype.js';
 import { broadcastShapes, broadcastTo, map, nd, numel, type NdArray } from '../oracle/ndarray.js';
 import { keyOf, philoxWords, randintFromWord, uniformFromWord } from '../oracle/philox.js';
-import type { OpInfo, Sample } from '../opinfo.js';
+import type { CallContext, OpInfo, Sample } from '../opinfo.js';
 import type { Rng } from '../rng.js';
 import { syncOrAsync } from './advanced-indexing.js';
 
 const input = (value: NdArray, dtype: DTypeName, layout: Layout = 'contiguous'): Input => ({ value, dtype, layout });
 const PROBABILITY = { lo: 0, hi: 1 };
+
+/** The generator of a call seeded with `a.seed`: the context's when it gives one, else a new one. */
+const generatorOf = (a: Readonly<Record<string, any>>, ctx: CallContext): { generator: Generator } => ({ generator: ctx.generator?.(a.seed) ?? new Generator(a.seed) });
 
 /** The uniform values a generator seeded with `seed` gives for n elements, from block `offset`. */
 function uniforms(seed: number, n: number, offset = 0): number[] {
@@ -38,7 +41,7 @@ const BERNOULLI: OpInfo = {
     { name: 'zeros-and-ones', inputs: [input(nd([6], [0, 1, 0, 1, 1, 0]), dtype)], args: { seed: 3 } },
     { name: 'number-p', inputs: [input(randomArray(rng, dtype, [2, 7]), dtype)], args: { seed: 4, p: 0.3 } },
   ],
-  call: ([x], a) => (a.p === undefined ? x!.bernoulli({ generator: new Generator(a.seed) }) : x!.bernoulli(a.p, { generator: new Generator(a.seed) })),
+  call: ([x], a, ctx) => (a.p === undefined ? x!.bernoulli(generatorOf(a, ctx)) : x!.bernoulli(a.p, generatorOf(a, ctx))),
   reference: ([x], a, dtype) => bernoulliOracle(a.p ?? x!, x!.shape, a.seed, dtype),
 };
 
@@ -53,7 +56,7 @@ const BERNOULLI_INPLACE: OpInfo = {
     { name: 'number-p', inputs: [input(randomArray(rng, dtype, [9]), dtype)], args: { seed: 6, p: 0.8 } },
     { name: 'tensor-p-broadcast', inputs: [input(randomArray(rng, dtype, [2, 3]), dtype), input(nd([3], [0.25, 1, 0]), 'float32')], args: { seed: 7 } },
   ],
-  call: ([x, p], a) => x!.clone().bernoulli_(p ?? a.p, { generator: new Generator(a.seed) }),
+  call: ([x, p], a, ctx) => x!.clone().bernoulli_(p ?? a.p, generatorOf(a, ctx)),
   reference: ([x, p], a, dtype) => bernoulliOracle(p ? nd(x!.shape, (i) => p.data[i % p.data.length]!) : a.p ?? 0.5, x!.shape, a.seed, dtype),
 };
 
@@ -73,7 +76,7 @@ const RANDPERM: OpInfo = {
   tolerance: 'exact',
   differentiable: false,
   samples: () => [0, 1, 5, 300].map((n) => ({ name: `n-${n}`, inputs: [], args: { n, seed: 10 + n } })),
-  call: (_xs, a, ctx) => randperm(a.n, { generator: new Generator(a.seed), device: ctx.device, dtype: dtypeObject(ctx.dtype) }),
+  call: (_xs, a, ctx) => randperm(a.n, { ...generatorOf(a, ctx), device: ctx.device, dtype: dtypeObject(ctx.dtype) }),
   reference: (_xs, a, dtype) => ({ value: nd([a.n], permutationOracle(a.n, a.seed)), dtype }),
 };
 
@@ -88,7 +91,7 @@ const NORMAL: OpInfo = {
     { name: 'tensors-3x4', inputs: [input(randomArray(rng, dtype, [3, 4]), dtype), input(randomArray(rng, dtype, [3, 4], { lo: 0, hi: 2 }), dtype, 'transposed')], args: { seed: 20 } },
     { name: 'broadcast-2x1-and-3', inputs: [input(randomArray(rng, dtype, [2, 1]), dtype), input(randomArray(rng, dtype, [3], { lo: 0, hi: 2 }), dtype)], args: { seed: 21 } },
   ],
-  call: ([mean, std], a) => normal(mean!, std!, { generator: new Generator(a.seed) }),
+  call: ([mean, std], a, ctx) => normal(mean!, std!, generatorOf(a, ctx)),
   reference: ([mean, std], a, dtype) => {
     const shape = broadcastShapes(mean!.shape, std!.shape);
     const [m, s] = [broadcastTo(mean!, shape), broadcastTo(std!, shape)];
@@ -142,23 +145,28 @@ function multinomialInfo(form: 'multinomial' | 'multinomialAsync'): OpInfo {
     const finish = (s: Tensor) => frequencies(s.narrow(1, 0, 1).reshape([rows.shape[0]!, a.draws]), k).reshape(p.shape);
     return { probs, n: a.numSamples as number, replacement: false, finish };
   };
-  const options = (a: Readonly<Record<string, any>>) => ({ generator: new Generator(a.seed) });
   return {
     name: form,
+    // Its checks of the probabilities read them on the host: with `await` where reads are asynchronous.
+    eagerOnly: {
+      code: 'COMPILE_HOST_READ',
+      reason: 'multinomial checks the probabilities on the host (its async form reads them with await)',
+      ...(form === 'multinomial' ? { withoutSyncRead: true } : {}),
+    },
     category: 'composites',
     dtypes: FLOAT_DTYPES,
     outDtype: () => 'float32',
     tolerance: 'approx',
     differentiable: false,
     samples: multinomialSamples,
-    call: ([p], a) => {
+    call: ([p], a, ctx) => {
       const q = plan(p!, a);
-      return q.finish(q.probs.multinomial(q.n, q.replacement, options(a)));
+      return q.finish(q.probs.multinomial(q.n, q.replacement, generatorOf(a, ctx)));
     },
     callAsync: async ([p], a, ctx) => {
       const q = plan(p!, a);
-      const later = () => q.probs.multinomialAsync(q.n, q.replacement, options(a));
-      return q.finish(await (form === 'multinomialAsync' ? later() : syncOrAsync(ctx.device, () => q.probs.multinomial(q.n, q.replacement, options(a)), later, 'multinomialAsync')));
+      const later = () => q.probs.multinomialAsync(q.n, q.replacement, generatorOf(a, ctx));
+      return q.finish(await (form === 'multinomialAsync' ? later() : syncOrAsync(ctx.device, () => q.probs.multinomial(q.n, q.replacement, generatorOf(a, ctx)), later, 'multinomialAsync')));
     },
     reference: ([p], a) => frequencyOracle(p!, a.draws),
   };

@@ -1,6 +1,7 @@
 // Running cases: capability skips, expectations (skip / xfail), timeouts, and the report.
 import { buildCases } from '../cases/index.js';
-import { ConformanceFailure, type Case, type CaseResult, type Env } from '../types.js';
+import { EagerOnlyResult } from '../cases/compiled.js';
+import { ConformanceFailure, NO_COMPILED_FORM, type Case, type CaseResult, type Env } from '../types.js';
 import { prepareEnv, type BackendLoader, type LoadOptions } from './env.js';
 import { parseExpectations, type Expectation } from './expectations.js';
 import { buildReport, type Report } from './report.js';
@@ -19,6 +20,14 @@ export interface RunOptions extends LoadOptions {
   readonly onResult?: (result: CaseResult) => void;
   /** The command that reruns one case, shown with its failure (default: `--filter '<id>'`). */
   readonly rerunCommand?: (id: string) => string;
+  /**
+   * Run every case compiled (default false): its library calls (and backward) wrapped in
+   * `compile()` and called until they replay, on fresh values written into the same input tensors;
+   * the replay is checked against the oracle like eager and against eager bit for bit. Cases listed
+   * as eager only (a host read, a data-dependent shape) must raise their CompileError and are
+   * skipped as "eager only: <reason>"; cases with no compiled form are skipped with NO_COMPILED_FORM.
+   */
+  readonly compiled?: boolean;
 }
 
 const defaultRerun = (id: string): string => `--filter '${id}'`;
@@ -64,20 +73,26 @@ function withTimeout<T>(promise: Promise<T>, ms: number, id: string): Promise<T>
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Run one case under its expectation. */
-export async function runCase(c: Case, expectation?: Expectation, timeoutMs = 60_000, rerunCommand = defaultRerun): Promise<CaseResult> {
+/** Why `c` does not run at all (its capability skip, its expectation, no compiled form in a compiled run), or undefined. */
+export function skipReason(c: Case, expectation: Expectation | undefined, compiled = false): string | undefined {
+  return c.skip ?? (expectation?.status === 'skip' ? expectation.reason : compiled && c.compiled === undefined ? NO_COMPILED_FORM : undefined);
+}
+
+/** Run one case under its expectation; `compiled` runs its compiled form (RunOptions.compiled). */
+export async function runCase(c: Case, expectation?: Expectation, timeoutMs = 60_000, rerunCommand = defaultRerun, compiled = false): Promise<CaseResult> {
   const base = { id: c.id, category: c.category, op: c.op, dtype: c.dtype };
-  if (c.skip !== undefined) return { ...base, status: 'skip', reason: c.skip };
-  if (expectation?.status === 'skip') return { ...base, status: 'skip', reason: expectation.reason };
+  const skip = skipReason(c, expectation, compiled);
+  if (skip !== undefined) return { ...base, status: 'skip', reason: skip };
   const start = now();
   let error: unknown;
   let measure: Awaited<ReturnType<Case['run']>> | undefined;
   try {
-    measure = await withTimeout(Promise.resolve().then(() => c.run()), timeoutMs, c.id);
+    measure = await withTimeout(Promise.resolve().then(() => (compiled ? c.compiled!() : c.run())), timeoutMs, c.id);
   } catch (e) {
     error = e ?? new Error('a falsy value was thrown');
   }
   const ms = Math.round((now() - start) * 10) / 10;
+  if (error instanceof EagerOnlyResult) return { ...base, status: 'skip', reason: error.reason, ms };
   const errors = measure ? { ...(measure.maxAbs !== undefined ? { maxAbs: measure.maxAbs } : {}), ...(measure.maxRel !== undefined ? { maxRel: measure.maxRel } : {}) } : {};
   if (expectation?.status === 'xfail') {
     return error === undefined
@@ -114,7 +129,7 @@ export async function runConformance(load: BackendLoader | undefined, options: R
   const { env, cases, expectations } = await prepare(load, options);
   const results: CaseResult[] = [];
   for (const c of cases) {
-    const r = await runCase(c, expectations.get(c.id), options.timeoutMs, options.rerunCommand);
+    const r = await runCase(c, expectations.get(c.id), options.timeoutMs, options.rerunCommand, options.compiled);
     results.push(r);
     options.onResult?.(r);
   }

@@ -10,11 +10,19 @@ import { backendOf } from '../dispatch/run.js';
 import type { Tensor } from '../tensor/tensor.js';
 import type { DataArray } from '../tensor/transfer.js';
 import { valuesNow } from '../tensor/host-data.js';
+import { noteHostRead } from '../compile/state.js';
 
 /** What a data-dependent op needs read, and how it finishes from the values. */
 export interface HostPlan<T> {
   /** Tensors whose values the op cannot do without. */
   readonly needs: readonly Tensor[];
+  /**
+   * The values of `needs` only decide whether the op throws (multinomial's checks), not its result:
+   * a compiled function's capture goes on, and its replays skip them as they skip index checks.
+   * Otherwise reading them during a capture is a host read (`COMPILE_HOST_READ`): a replay could
+   * not follow the shape or positions they decide.
+   */
+  readonly needsOnlyChecked?: boolean;
   /** Tensors read only to check their values (index bounds): read when the read is synchronous, and always by the async form. */
   readonly checks?: readonly Tensor[];
   /** The op's result from the values of `needs`, and those of `checks` (null when not read). */
@@ -35,6 +43,7 @@ export function runNow<T>(plan: HostPlan<T>, op: string, remedy: string): T {
   if (blocked) {
     throw new TensorError(`${op}(): needs the values of a tensor on ${blocked.device}, which has no synchronous reads: ${remedy}`);
   }
+  if (plan.needs.length > 0 && plan.needsOnlyChecked !== true) noteHostRead(`${op}()`);
   return plan.finish(plan.needs.map((t) => valuesNow(t)!), (plan.checks ?? []).map(valuesNow));
 }
 

@@ -132,6 +132,7 @@ function multinomialPlan(probs: Tensor, args: readonly unknown[]): HostPlan<Tens
   const after = generator.getState();
   return {
     needs: [summary],
+    needsOnlyChecked: true,
     finish: ([flags]) => {
       const why = refusal(flags!, rows, numSamples, replacement);
       if (why !== null) {
