@@ -535,7 +535,15 @@ export interface Capabilities {
    * `ampConfig(device, 'auto')` picks only a dtype it marks faster and otherwise says why not; an
    * explicit mode ignores it. Left out (the member or a dtype): faster wherever `compute` holds.
    */
-  readonly autocastSpeed?: Readonly<Partial<Record<'float16' | 'bfloat16', { readonly faster: boolean; readonly reason: string }>>>;
+  readonly autocastSpeed?: Readonly<Partial<Record<'float16' | 'bfloat16', AutocastSpeed>>>;
+}
+
+/** Whether autocast to one 16-bit dtype trains faster than float32 on a backend (`Capabilities.autocastSpeed`). */
+export interface AutocastSpeed {
+  /** Faster than float32 here: `ampConfig(device, 'auto')` may pick it. */
+  readonly faster: boolean;
+  /** Why, in one line (what `ampConfig` repeats when it passes the dtype over). */
+  readonly reason: string;
 }
 
 /** A device's memory use, as `memoryStats()` reports it. */
