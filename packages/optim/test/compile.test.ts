@@ -6,7 +6,7 @@ import './helpers.js';
 import { FAKE } from './fake-device.js';
 import { describe, expect, it, vi } from 'vitest';
 import {
-  autocast, bfloat16, compile, CompileError, compileGuard, DeviceMismatchError, getBackend, GradScaler, manualSeed, rand, randn, tensor, type Tensor,
+  autocast, bfloat16, compile, CompileError, compileGuard, DeviceMismatchError, Generator, getBackend, GradScaler, manualSeed, rand, randn, tensor, type Tensor,
 } from '@core/tensor';
 import {
   Adadelta, Adagrad, Adamax, AdamW, FirstOrderOptimizer, LBFGS, NAdam, RAdam, RMSprop, SGD, StepLR, type ParamGroup, type ParamWithGrad,
@@ -273,6 +273,26 @@ describe('compile: guards, breaks and fallbacks', () => {
     expect(compiled).toEqual(await outputs(dropout));
     expect(new Set(compiled.map(String)).size).toBeGreaterThan(5); // the masks differ from call to call
     expect(step.explain().replays).toBe(6);
+  });
+
+  it('a Generator made inside the function is that call\'s own: every replay draws what eager\'s new generator draws, while one made outside runs on', async () => {
+    const [[x]] = batches(1);
+    const outside = new Generator(7);
+    const noisy = (a: Tensor) => {
+      const own = new Generator(5);
+      return a.mul(rand([4, 8], { generator: own })).add(rand([4, 8], { generator: outside })).sum();
+    };
+    const run = async (f: (a: Tensor) => Tensor) => {
+      outside.manualSeed(7);
+      const out: number[][] = [];
+      for (let i = 0; i < 6; i++) out.push(await bits(f(x!)));
+      return out;
+    };
+    const step = compile(noisy);
+    const compiled = await run(step);
+    expect(compiled).toEqual(await run(noisy));
+    expect(new Set(compiled.map(String)).size).toBe(6); // the outside generator still moves on
+    expect(step.explain().replays).toBe(4);
   });
 
   it('a tensor used as a JS number inside the function is a CompileError', () => {

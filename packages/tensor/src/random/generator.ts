@@ -14,6 +14,11 @@ export class Generator {
   private key: [number, number] = [0, 0];
   private offset = 0;
   private seedValue = 0;
+  /**
+   * The compiled function's capture this generator was made in, if any: it is that call's own, so
+   * a replay draws what the capture drew, as eager's new generator on every call does.
+   */
+  private readonly madeIn = compileState.recorder && new WeakRef(compileState.recorder);
 
   constructor(seed: number = DEFAULT_SEED) {
     this.manualSeed(seed);
@@ -41,8 +46,10 @@ export class Generator {
     const blocks = Math.ceil(numel / 4);
     this.offset += blocks;
     if (compileState.recorder !== null) {
-      // A compiled step's replay draws the next numbers of this stream, as eager would (after a manualSeed too).
-      compileDynamicArg(spec, (): RandomSpec => {
+      // A compiled step's replay draws the next numbers of this stream, as eager would (after a
+      // manualSeed too); a generator made in this very call draws the same numbers every call.
+      const own = this.madeIn?.deref() === compileState.recorder;
+      compileDynamicArg(spec, own ? () => spec : (): RandomSpec => {
         const now: RandomSpec = { key: this.key, offset: this.offset, distribution };
         this.offset += blocks;
         return now;
