@@ -45,29 +45,21 @@ float* threadScratch(int64_t count) {
   return buffer.data;
 }
 
-/** Packs rows [0, rows) × depth [0, kc) of x (x[i·rs + p·cs]) into MR-row panels: panel[p][i], zero-padded to MR rows. */
-void packPanels(const float* x, int64_t rows, int64_t kc, int64_t rs, int64_t cs, int mr, float* dst) {
+/**
+ * Packs rows [0, rows) × depth [0, kc) of x (x[i·rs + p·cs]) into MR-row panels: panel[p][i],
+ * zero-padded to MR rows. Depth contiguous (a row-major a, a transposed b: nn.Linear's x·Wᵀ, a
+ * convolution's dY·colsᵀ) is a transpose, which the kernel's packRows does in register tiles.
+ */
+void packPanels(const float* x, int64_t rows, int64_t kc, int64_t rs, int64_t cs, const MicroKernel& kernel, int mr, float* dst) {
+  if (cs == 1) {
+    kernel.packRows(x, rows, kc, rs, mr, dst);
+    return;
+  }
   for (int64_t i0 = 0; i0 < rows; i0 += mr) {
     const int64_t r = std::min<int64_t>(mr, rows - i0);
     const float* src = x + i0 * rs;
     if (r == mr && rs == 1) {
       for (int64_t p = 0; p < kc; ++p, dst += mr) std::copy(src + p * cs, src + p * cs + mr, dst);
-      continue;
-    }
-    if (cs == 1) {
-      // Depth is contiguous (a row-major a, a transposed b: nn.Linear's x·Wᵀ, a convolution's
-      // dY·colsᵀ): read each row's run of DEPTH_RUN floats at once rather than gathering one
-      // element per row and depth step; a last, partial panel is zero-padded to MR rows.
-      constexpr int64_t DEPTH_RUN = 16;
-      for (int64_t p0 = 0; p0 < kc; p0 += DEPTH_RUN) {
-        const int64_t pEnd = std::min(kc, p0 + DEPTH_RUN);
-        for (int64_t i = 0; i < r; ++i) {
-          const float* row = src + i * rs;
-          for (int64_t p = p0; p < pEnd; ++p) dst[p * mr + i] = row[p];
-        }
-        for (int64_t p = p0; p < pEnd; ++p) std::fill(dst + p * mr + r, dst + p * mr + mr, 0.0f);
-      }
-      dst += kc * mr;
       continue;
     }
     for (int64_t p = 0; p < kc; ++p, dst += mr) {
@@ -154,10 +146,10 @@ void run(const GemmProblem& p, const MicroKernel& kernel, int threads) {
         const int64_t kc = std::min(kcMax, p.k - p0);
         const bool accumulate = p0 > 0;
         // b's block transposed is an nc-row panel set over depth kc: b[p][j] = bt[j][p].
-        packPanels(bBatch + p0 * p.b.rowStride + j0 * p.b.colStride, nc, kc, p.b.colStride, p.b.rowStride, nr, packedB);
+        packPanels(bBatch + p0 * p.b.rowStride + j0 * p.b.colStride, nc, kc, p.b.colStride, p.b.rowStride, kernel, nr, packedB);
         for (int64_t i0 = rowBegin; i0 < rowEnd; i0 += mcMax) {
           const int64_t mc = std::min(mcMax, rowEnd - i0);
-          packPanels(aBatch + i0 * p.a.rowStride + p0 * p.a.colStride, mc, kc, p.a.rowStride, p.a.colStride, mr, packedA);
+          packPanels(aBatch + i0 * p.a.rowStride + p0 * p.a.colStride, mc, kc, p.a.rowStride, p.a.colStride, kernel, mr, packedA);
           for (int64_t jr = 0; jr < nc; jr += nr) {
             const float* bPanel = packedB + jr * kc;
             const int64_t cols = std::min<int64_t>(nr, nc - jr);
@@ -214,8 +206,24 @@ void portableRun(int64_t kc, const float* a, const float* b, float* c, int64_t l
   }
 }
 
+/** The transposing pack in plain C++: runs of DEPTH_RUN steps of each row, so each row is read a cache line at a time. */
+void portablePackRows(const float* x, int64_t rows, int64_t kc, int64_t rs, int mr, float* dst) {
+  constexpr int64_t DEPTH_RUN = 16;
+  for (int64_t i0 = 0; i0 < rows; i0 += mr, dst += kc * mr) {
+    const int64_t r = std::min<int64_t>(mr, rows - i0);
+    for (int64_t p0 = 0; p0 < kc; p0 += DEPTH_RUN) {
+      const int64_t pEnd = std::min(kc, p0 + DEPTH_RUN);
+      for (int64_t i = 0; i < r; ++i) {
+        const float* row = x + (i0 + i) * rs;
+        for (int64_t p = p0; p < pEnd; ++p) dst[p * mr + i] = row[p];
+      }
+      for (int64_t p = p0; p < pEnd; ++p) std::fill(dst + p * mr + r, dst + p * mr + mr, 0.0f);
+    }
+  }
+}
+
 }  // namespace
 
-MicroKernel portableKernel() { return {"portable", PORTABLE_MR, PORTABLE_NR, portableRun}; }
+MicroKernel portableKernel() { return {"portable", PORTABLE_MR, PORTABLE_NR, portableRun, portablePackRows}; }
 
 }  // namespace core_cpu

@@ -26,10 +26,18 @@ struct GemmProblem {
  */
 using MicroKernelFn = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool accumulate);
 
+/**
+ * Packs rows [0, rows) × depth [0, kc) of x whose depth is contiguous (x[i·rs + p]) into mr-row
+ * panels, panel[p][i], zero-padded to mr rows: a transpose, done in register tiles.
+ */
+using PackRowsFn = void (*)(const float* x, int64_t rows, int64_t kc, int64_t rs, int mr, float* dst);
+
 struct MicroKernel {
   const char* name;
   int mr, nr;
   MicroKernelFn run;
+  /** The transposing pack in the kernel's ISA (for a row-major a and a transposed b). */
+  PackRowsFn packRows;
 };
 
 /** The AVX-512 and AVX2+FMA kernels; `run` is null where the build target is not x86-64. */

@@ -4,7 +4,9 @@
 // packed once, then micro-tiles); at the end the block is stored into out, rounded to its type.
 // Two kinds of panels: k-pairs of raw bf16 bits for vdpbf16ps, which multiplies two bf16 pairs
 // exactly and adds both products to an f32 lane (AVX512-BF16; it reads bf16 subnormals as zero),
-// or f32 values widened while packing for the fp32 micro-kernels of gemm_x86.cpp.
+// or f32 values widened while packing for the fp32 micro-kernels of gemm_x86.cpp. An operand whose
+// depth is contiguous (a row-major a, a transposed b) packs by register transposes: a k-pair is one
+// 32-bit lane of a 16×16 tile; widened values go through the f32 kernel's transposing pack.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +22,8 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+
+#include "transpose.h"
 #endif
 
 namespace core_cpu {
@@ -44,12 +48,55 @@ struct PanelKernel {
   int bytes;
   /** c[MR×NR] (row stride ldc) = (accumulate ? c : 0) + the product of kc (a multiple of kStep) packed steps. */
   void (*run)(int64_t kc, const void* a, const void* b, float* c, int64_t ldc, bool accumulate);
-  /** The fp32 kernel behind a widening kernel. */
+  /** The fp32 kernel behind a widening kernel, and its transposing pack. */
   MicroKernelFn f32;
+  PackRowsFn packRows;
 };
+
+#if defined(__x86_64__)
+/**
+ * packPairs for depth contiguous (x[i·rs + p]): 16 rows × 16 pairs at a time, loaded masked by
+ * halves (an odd depth's last pair ends in a zero; rows past the last are zero), transposed as
+ * 32-bit lanes and stored masked to the slice of the panel's mr rows.
+ */
+__attribute__((target("avx512bw,avx512f"))) void packPairRows(const uint16_t* x, int64_t rows, int64_t kc, int64_t rs, int mr, uint16_t* dst) {
+  const int64_t pairs = ceilDiv(kc, 2);
+  for (int64_t i0 = 0; i0 < rows; i0 += mr, dst += pairs * 2 * mr) {
+    for (int h = 0; h < mr; h += 16) {
+      const int64_t live = std::clamp<int64_t>(rows - i0 - h, 0, 16);
+      const __mmask16 lanes = static_cast<__mmask16>((1u << std::min(16, mr - h)) - 1);
+      const uint16_t* src = x + (i0 + h) * rs;
+      for (int64_t q0 = 0; q0 < pairs; q0 += 16) {
+        const int64_t halves = std::min<int64_t>(32, kc - 2 * q0);
+        const __mmask32 depth = halves == 32 ? ~0u : (1u << halves) - 1;
+        const int steps = static_cast<int>(std::min<int64_t>(16, pairs - q0));
+        __m512 t[16];
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; ++i) {
+          t[i] = i < live ? _mm512_castsi512_ps(_mm512_maskz_loadu_epi16(depth, src + i * rs + 2 * q0)) : _mm512_setzero_ps();
+        }
+        transposeTile<16>(t);
+        uint16_t* d = dst + 2 * (q0 * mr + h);
+        if (steps == 16) {
+#pragma GCC unroll 16
+          for (int q = 0; q < 16; ++q) _mm512_mask_storeu_ps(d + 2 * q * mr, lanes, t[q]);
+        } else {
+          for (int q = 0; q < steps; ++q) _mm512_mask_storeu_ps(d + 2 * q * mr, lanes, t[q]);
+        }
+      }
+    }
+  }
+}
+#endif
 
 /** Packs rows [0, rows) × depth [0, kc) of x (x[i·rs + p·cs]) into mr-row panels of bf16 k-pairs: panel[p/2][i][p%2]. */
 void packPairs(const uint16_t* x, int64_t rows, int64_t kc, int64_t rs, int64_t cs, int mr, uint16_t* dst) {
+#if defined(__x86_64__)
+  if (cs == 1) {  // the pair kernel runs on AVX512-BF16 CPUs, which have AVX512-BW (dpbf16Available)
+    packPairRows(x, rows, kc, rs, mr, dst);
+    return;
+  }
+#endif
   const int64_t pairs = ceilDiv(kc, 2);
   for (int64_t i0 = 0; i0 < rows; i0 += mr, dst += pairs * 2 * mr) {
     const int64_t r = std::min<int64_t>(mr, rows - i0);
@@ -76,18 +123,65 @@ void packPairs(const uint16_t* x, int64_t rows, int64_t kc, int64_t rs, int64_t 
   }
 }
 
-/** Packs like packPairs but into f32 panels, panel[p][i], each element widened from `in`. */
+/** One element widened to f32: for bf16 a shift (a NaN stays a NaN, which is all the product needs). */
 template <Elem In>
-void packWidened(const uint16_t* x, int64_t rows, int64_t kc, int64_t rs, int64_t cs, int mr, float* dst) {
+float widen(uint16_t h) {
+  return In == Elem::bf16 ? floatOf(static_cast<uint32_t>(h) << 16) : fromFloat16(h);
+}
+
+#if defined(__x86_64__)
+/** Whether CPUID reports the feature `name` (as cpuFeatures() names it). */
+bool cpuHas(const char* name) {
+  const std::vector<std::string>& names = cpuFeatures().names;
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+/** n float16 values widened by F16C, 8 at a time (exact, as fromFloat16; a NaN stays a NaN). */
+__attribute__((target("avx,f16c"))) void widenF16C(const uint16_t* src, int64_t n, float* dst) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+  for (; i < n; ++i) dst[i] = fromFloat16(src[i]);
+}
+#endif
+
+/** n contiguous elements widened to f32. */
+template <Elem In>
+void widenRun(const uint16_t* src, int64_t n, float* dst) {
+#if defined(__x86_64__)
+  static const bool f16c = cpuHas("f16c");
+  if (In == Elem::f16 && f16c) {
+    widenF16C(src, n, dst);
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i) dst[i] = widen<In>(src[i]);
+}
+
+/**
+ * Packs like packPairs but into f32 panels, panel[p][i], each element widened from `in`. Depth
+ * contiguous: runs of each panel's rows are widened into f32 rows, which `packRows` transposes.
+ */
+template <Elem In>
+void packWidened(const uint16_t* x, int64_t rows, int64_t kc, int64_t rs, int64_t cs, int mr, PackRowsFn packRows, float* dst) {
+  constexpr int64_t RUN = 64;
+  std::vector<float> wide(cs == 1 ? mr * RUN : 0);
   for (int64_t i0 = 0; i0 < rows; i0 += mr, dst += kc * mr) {
     const int64_t r = std::min<int64_t>(mr, rows - i0);
     const uint16_t* src = x + i0 * rs;
+    if (cs == 1) {
+      for (int64_t p0 = 0; p0 < kc; p0 += RUN) {
+        const int64_t steps = std::min(RUN, kc - p0);
+        for (int64_t i = 0; i < r; ++i) widenRun<In>(src + i * rs + p0, steps, wide.data() + i * RUN);
+        packRows(wide.data(), r, steps, RUN, mr, dst + p0 * mr);
+      }
+      continue;
+    }
     for (int64_t p = 0; p < kc; ++p) {
       float* d = dst + p * mr;
-      for (int64_t i = 0; i < r; ++i) {
-        const uint16_t h = src[i * rs + p * cs];
-        // Widening bf16 is a shift (a NaN stays a NaN, which is all the product needs).
-        d[i] = In == Elem::bf16 ? floatOf(static_cast<uint32_t>(h) << 16) : fromFloat16(h);
+      if (rs == 1) {
+        widenRun<In>(src + p * cs, r, d);
+      } else {
+        for (int64_t i = 0; i < r; ++i) d[i] = widen<In>(src[i * rs + p * cs]);
       }
       std::fill(d + r, d + mr, 0.0f);
     }
@@ -126,12 +220,12 @@ __attribute__((target("avx512bf16,avx512f"))) void dpbf16Run(int64_t kc, const v
   }
 }
 
-const PanelKernel DPBF16 = {"avx512_bf16", BF16_MR, BF16_NR, 2, 2, dpbf16Run, nullptr};
+const PanelKernel DPBF16 = {"avx512_bf16", BF16_MR, BF16_NR, 2, 2, dpbf16Run, nullptr, nullptr};
 #endif
 
 /** The PanelKernel that widens into `kernel`'s f32 panels. */
 PanelKernel widening(const MicroKernel& kernel) {
-  return {kernel.name, kernel.mr, kernel.nr, 1, 4, nullptr, kernel.run};
+  return {kernel.name, kernel.mr, kernel.nr, 1, 4, nullptr, kernel.run, kernel.packRows};
 }
 
 /** This thread's scratch of at least `bytes`, 64-byte aligned, kept between calls. Throws std::bad_alloc. */
@@ -200,8 +294,8 @@ void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads) {
   scratch(aBytes + bBytes + blockBytes);  // running out of memory throws before any thread starts
   const auto pack = [&](const uint16_t* x, int64_t n, int64_t kc, int64_t rs, int64_t cs, int panel, unsigned char* dst) {
     if (kernel.kStep == 2) packPairs(x, n, kc, rs, cs, panel, reinterpret_cast<uint16_t*>(dst));
-    else if (p.in == Elem::bf16) packWidened<Elem::bf16>(x, n, kc, rs, cs, panel, reinterpret_cast<float*>(dst));
-    else packWidened<Elem::f16>(x, n, kc, rs, cs, panel, reinterpret_cast<float*>(dst));
+    else if (p.in == Elem::bf16) packWidened<Elem::bf16>(x, n, kc, rs, cs, panel, kernel.packRows, reinterpret_cast<float*>(dst));
+    else packWidened<Elem::f16>(x, n, kc, rs, cs, panel, kernel.packRows, reinterpret_cast<float*>(dst));
   };
 
   Pool::instance().run(std::min<int64_t>(threads, tasks), tasks, [&](int64_t task) {
@@ -247,8 +341,8 @@ void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads) {
 
 bool dpbf16Available() {
 #if defined(__x86_64__)
-  const std::vector<std::string>& names = cpuFeatures().names;
-  return std::find(names.begin(), names.end(), "avx512_bf16") != names.end();
+  // Its pair packing loads with AVX512-BW masks (every CPU with AVX512-BF16 has them).
+  return cpuHas("avx512_bf16") && cpuHas("avx512bw");
 #else
   return false;
 #endif
