@@ -4,6 +4,7 @@
 //   elementwise(op, out, a, b, params)  out = a (op 'copy') or a + − × ÷ b over strided float32 views
 //   random, reduce, softmax, crossEntropy, adamw   see numeric_addon.h
 //   halfGemm, halfElementwise, halfArgReduce, halfScatterAdd, halfGather, halfUnary   16-bit kernels (half.h), below
+//   maxPool2d, maxPool2dBackward   max-pooling's fused float32, float16 and bfloat16 kernels (max_pool.h), below
 // gemm's params (a Float64Array) = [batches, m, n, k, then offset, batch, row and column strides of a,
 // b and out, then threads]; elementwise's = [rank, threads, shape, then offset and strides of out, a
 // and b]. Every access is bounds-checked against the arrays before anything runs.
@@ -20,6 +21,7 @@
 #include "cpu_features.h"
 #include "gemm.h"
 #include "half.h"
+#include "max_pool.h"
 #include "numeric_addon.h"
 #include "openblas.h"
 #include "strided.h"
@@ -432,6 +434,115 @@ Napi::Value HalfUnary(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// ---- max pooling (max_pool.h) ----
+
+/** The params of a max-pool entry point, `count` integers ≥ 0 (threads first, at least 1). */
+std::vector<int64_t> poolParams(const Napi::CallbackInfo& info, const char* op, const char* usage, size_t count) {
+  Napi::Env env = info.Env();
+  Napi::Float64Array params = info[3].As<Napi::Float64Array>();
+  if (params.ElementLength() != count) {
+    throw Napi::RangeError::New(env, std::string(op) + ": params holds " + usage + ", " + std::to_string(count) + " numbers, got " + std::to_string(params.ElementLength()));
+  }
+  std::vector<int64_t> f(count);
+  for (size_t i = 0; i < count; ++i) {
+    f[i] = integer(env, params[i], "every param", op);
+    if (f[i] < 0) throw Napi::RangeError::New(env, std::string(op) + ": every param must be ≥ 0 (strides too)");
+  }
+  if (f[0] < 1) throw Napi::RangeError::New(env, std::string(op) + ": threads must be at least 1");
+  return f;
+}
+
+/** A pool kernel's element type from its type code (0 f32, 1 f16, 2 bf16). */
+Elem poolType(Napi::Env env, int64_t code, const char* op) {
+  return code == 0 ? Elem::f32 : halfType(env, code, op);
+}
+
+/** The element at `offset` of argument `i` (a Float32Array for f32, else a Uint16Array), after checking the view it reaches fits. */
+void* poolOperand(const Napi::CallbackInfo& info, size_t i, Elem type, const char* op, int64_t offset, const int64_t* extents, const int64_t* strides, const char* name) {
+  size_t length = 0;
+  void* data = elementsOf(info, i, type, length);
+  if (data == nullptr) throw Napi::TypeError::New(info.Env(), std::string(op) + ": " + name + " must be a " + (type == Elem::f32 ? "Float32Array" : "Uint16Array") + " for its type code");
+  if (type == Elem::f32) return checkedOperand<float>(info.Env(), op, static_cast<float*>(data), length, offset, extents, strides, 4, name);
+  return checkedOperand<uint16_t>(info.Env(), op, static_cast<uint16_t*>(data), length, offset, extents, strides, 4, name);
+}
+
+// maxPool2d(x, out, indices, params): x and out of one type (Float32Array, or Uint16Array for the
+// halves), int32 indices; params = [threads, N, C, H, W, x's offset and 4 strides, out's offset,
+// indices' offset, kernel, stride, padding, dilation and out size (2 each: rows, columns), type code
+// (0 f32, 1 f16, 2 bf16)]. out and indices are contiguous [N, C, oh, ow].
+Napi::Value MaxPool2d(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto typed = [&](size_t i, napi_typedarray_type t) { return info[i].IsTypedArray() && info[i].As<Napi::TypedArray>().TypedArrayType() == t; };
+  if (info.Length() != 4 || !typed(2, napi_int32_array) || !isF64(info, 3)) {
+    throw Napi::TypeError::New(env, "maxPool2d(x, out, indices, params): x and out Float32Arrays or Uint16Arrays, indices an Int32Array, params a Float64Array");
+  }
+  const std::vector<int64_t> f = poolParams(info, "maxPool2d", "[threads, N, C, H, W, x offset, 4 x strides, out offset, indices offset, kernel, stride, padding, dilation, out size, type code]", 23);
+  MaxPoolProblem p{};
+  p.type = poolType(env, f[22], "maxPool2d");
+  std::copy(f.begin() + 1, f.begin() + 5, p.shape);
+  std::copy(f.begin() + 6, f.begin() + 10, p.xStrides);
+  for (int d = 0; d < 2; ++d) {
+    p.kernel[d] = f[12 + d];
+    p.stride[d] = f[14 + d];
+    p.padding[d] = f[16 + d];
+    p.dilation[d] = f[18 + d];
+    p.outSize[d] = f[20 + d];
+  }
+  if (std::min({p.kernel[0], p.kernel[1], p.stride[0], p.stride[1], p.dilation[0], p.dilation[1]}) < 1) {
+    throw Napi::RangeError::New(env, "maxPool2d: kernel, stride and dilation must be at least 1");
+  }
+  const int64_t outShape[4] = {p.shape[0], p.shape[1], p.outSize[0], p.outSize[1]};
+  const int64_t outStrides[4] = {p.shape[1] * p.outSize[0] * p.outSize[1], p.outSize[0] * p.outSize[1], p.outSize[1], 1};
+  for (int64_t extent : outShape) {
+    if (extent == 0) return env.Undefined();
+  }
+  for (int d = 0; d < 4; ++d) {
+    if (p.shape[d] == 0) return env.Undefined();
+  }
+  Napi::Int32Array indices = info[2].As<Napi::Int32Array>();
+  p.x = poolOperand(info, 0, p.type, "maxPool2d", f[5], p.shape, p.xStrides, "x");
+  p.out = poolOperand(info, 1, p.type, "maxPool2d", f[10], outShape, outStrides, "out");
+  p.indices = checkedOperand<int32_t>(env, "maxPool2d", indices.Data(), indices.ElementLength(), f[11], outShape, outStrides, 4, "indices");
+  if (!maxPool2d(p, static_cast<int>(std::min<int64_t>(f[0], 256)))) {
+    throw Napi::RangeError::New(env, "maxPool2d: a window has no position inside the input");
+  }
+  return env.Undefined();
+}
+
+// maxPool2dBackward(grad, indices, gradInput, params): grad and gradInput of one type (Float32Array,
+// or Uint16Array for the halves), int32 indices; params = [threads, N, C, H, W, oh, ow, grad's offset
+// and 4 strides, indices' offset and 4 strides, gradInput's offset, type code (0 f32, 1 f16, 2 bf16)].
+// gradInput is contiguous [N, C, H, W]; an index outside [0, H·W) is a RangeError.
+Napi::Value MaxPool2dBackward(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto typed = [&](size_t i, napi_typedarray_type t) { return info[i].IsTypedArray() && info[i].As<Napi::TypedArray>().TypedArrayType() == t; };
+  if (info.Length() != 4 || !typed(1, napi_int32_array) || !isF64(info, 3)) {
+    throw Napi::TypeError::New(env, "maxPool2dBackward(grad, indices, gradInput, params): grad and gradInput Float32Arrays or Uint16Arrays, indices an Int32Array, params a Float64Array");
+  }
+  const std::vector<int64_t> f = poolParams(info, "maxPool2dBackward", "[threads, N, C, H, W, oh, ow, grad offset and 4 strides, indices offset and 4 strides, gradInput offset, type code]", 19);
+  MaxPoolBackwardProblem p{};
+  p.type = poolType(env, f[18], "maxPool2dBackward");
+  std::copy(f.begin() + 1, f.begin() + 5, p.shape);
+  p.outSize[0] = f[5];
+  p.outSize[1] = f[6];
+  std::copy(f.begin() + 8, f.begin() + 12, p.gradStrides);
+  std::copy(f.begin() + 13, f.begin() + 17, p.indexStrides);
+  const int64_t gradShape[4] = {p.shape[0], p.shape[1], p.outSize[0], p.outSize[1]};
+  const int64_t inStrides[4] = {p.shape[1] * p.shape[2] * p.shape[3], p.shape[2] * p.shape[3], p.shape[3], 1};
+  for (int d = 0; d < 4; ++d) {
+    if (p.shape[d] == 0 || gradShape[d] == 0) return env.Undefined();
+  }
+  Napi::Int32Array indices = info[1].As<Napi::Int32Array>();
+  p.grad = poolOperand(info, 0, p.type, "maxPool2dBackward", f[7], gradShape, p.gradStrides, "grad");
+  p.indices = checkedOperand<const int32_t>(env, "maxPool2dBackward", indices.Data(), indices.ElementLength(), f[12], gradShape, p.indexStrides, 4, "indices");
+  p.gradInput = poolOperand(info, 2, p.type, "maxPool2dBackward", f[17], p.shape, inStrides, "gradInput");
+  int64_t bad = 0;
+  if (!maxPool2dBackward(p, static_cast<int>(std::min<int64_t>(f[0], 256)), bad)) {
+    throw Napi::RangeError::New(env, "maxPool2dBackward: index " + std::to_string(bad) + " is outside the input plane of " + std::to_string(p.shape[2] * p.shape[3]) + " elements");
+  }
+  return env.Undefined();
+}
+
 }  // namespace
 
 }  // namespace core_cpu
@@ -447,6 +558,8 @@ static Napi::Object InitCoreCpu(Napi::Env env, Napi::Object exports) {
   exports.Set("halfScatterAdd", Napi::Function::New(env, core_cpu::HalfScatterAdd, "halfScatterAdd"));
   exports.Set("halfGather", Napi::Function::New(env, core_cpu::HalfGather, "halfGather"));
   exports.Set("halfUnary", Napi::Function::New(env, core_cpu::HalfUnary, "halfUnary"));
+  exports.Set("maxPool2d", Napi::Function::New(env, core_cpu::MaxPool2d, "maxPool2d"));
+  exports.Set("maxPool2dBackward", Napi::Function::New(env, core_cpu::MaxPool2dBackward, "maxPool2dBackward"));
   return exports;
 }
 

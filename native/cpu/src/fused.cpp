@@ -204,23 +204,13 @@ ALWAYS_INLINE void adamElements(const AdamProblem& a, int64_t first, int64_t las
 }
 
 // Each kernel built twice from the same source: with AVX-512 enabled, and for baseline x86-64.
-#if defined(__x86_64__)
-#define WIDE __attribute__((target("avx512f")))
-#else
-#define WIDE
-#endif
+#define WIDE CORE_CPU_WIDE
 WIDE void softmaxWide(const SoftmaxProblem& s, int64_t first, int64_t last, double* e) { softmaxRows(s, first, last, e); }
 void softmaxPortable(const SoftmaxProblem& s, int64_t first, int64_t last, double* e) { softmaxRows(s, first, last, e); }
 WIDE void crossEntropyWide(const CrossEntropyProblem& c, int64_t first, int64_t last) { crossEntropyRows(c, first, last); }
 void crossEntropyPortable(const CrossEntropyProblem& c, int64_t first, int64_t last) { crossEntropyRows(c, first, last); }
 WIDE void adamWide(const AdamProblem& a, int64_t first, int64_t last) { adamElements(a, first, last); }
 void adamPortable(const AdamProblem& a, int64_t first, int64_t last) { adamElements(a, first, last); }
-
-/** The AVX-512 build where the CPU runs it. */
-template <typename F>
-F widest(F wide, F portable) {
-  return cpuFeatures().avx512 ? wide : portable;
-}
 
 /** Tasks of whole rows, at least TASK_ELEMENTS each and a few per thread; threads only where that many elements pay for them. */
 struct Split {
@@ -251,10 +241,14 @@ void crossEntropy(const CrossEntropyProblem& c, int threads) {
   Pool::instance().run(split.threads, split.tasks, [&](int64_t task) { rows(c, task * split.rowsPerTask, split.end(task, c.rows)); });
 }
 
+void forElements(int64_t n, int threads, const std::function<void(int64_t first, int64_t last)>& range) {
+  const Split split(n, 1, threads);
+  Pool::instance().run(split.threads, split.tasks, [&](int64_t task) { range(task * split.rowsPerTask, split.end(task, n)); });
+}
+
 void adamw(const AdamProblem& a, int threads) {
   const auto elements = widest(adamWide, adamPortable);
-  const Split split(a.n, 1, threads);
-  Pool::instance().run(split.threads, split.tasks, [&](int64_t task) { elements(a, task * split.rowsPerTask, split.end(task, a.n)); });
+  forElements(a.n, threads, [&](int64_t first, int64_t last) { elements(a, first, last); });
 }
 
 }  // namespace core_cpu

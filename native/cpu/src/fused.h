@@ -7,8 +7,31 @@
 //   multiply-adds: this file is compiled with -ffp-contract=off), so it gives the same bits.
 #pragma once
 #include <cstdint>
+#include <functional>
+
+#include "cpu_features.h"
 
 namespace core_cpu {
+
+// The fused kernels are built twice from the same source: with AVX-512 enabled (WIDE), and for
+// baseline x86-64. GCC vectors of eight floats and -ffp-contract=off make both give the same bits.
+#if defined(__x86_64__)
+#define CORE_CPU_WIDE __attribute__((target("avx512f")))
+#else
+#define CORE_CPU_WIDE
+#endif
+
+/** The AVX-512 build of a kernel where the CPU runs it. */
+template <typename F>
+F widest(F wide, F portable) {
+  return cpuFeatures().avx512 ? wide : portable;
+}
+
+/**
+ * Calls `range(first, last)` over [0, n) in tasks of at least 2^15 elements, a few per thread, on
+ * up to `threads` threads of the pool (one thread below 2^16 elements).
+ */
+void forElements(int64_t n, int threads, const std::function<void(int64_t first, int64_t last)>& range);
 
 /** Softmax (or log-softmax) of each contiguous row of `length` floats: out[r·length + i] from x[r·length + i]. */
 struct SoftmaxProblem {

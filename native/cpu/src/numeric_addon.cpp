@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <tuple>
 
 #include "fused.h"
+#include "fused_optim.h"
 #include "random.h"
 #include "reduce.h"
+#include "strided_sum.h"
 
 namespace core_cpu {
 
@@ -237,6 +241,89 @@ Napi::Value Adamw(const Napi::CallbackInfo& info) {
   });
 }
 
+// stridedSum(src, out, [rank, threads, shape, src offset, src strides, out offset, out numel, view offset, view strides])
+Napi::Value StridedSum(const Napi::CallbackInfo& info) {
+  return entry(info, 3, "stridedSum(src, out, params)", "stridedSum", [&](Params& params) {
+    StridedSumProblem p{};
+    p.rank = static_cast<int>(params.integer("rank", 0, MAX_RANK));
+    const int threads = params.threads();
+    for (int d = 0; d < p.rank; ++d) p.shape[d] = params.index("every extent");
+    const int64_t srcOffset = params.index("the src offset");
+    for (int d = 0; d < p.rank; ++d) p.srcStrides[d] = params.stride("every src stride");
+    const int64_t outOffset = params.index("the out offset");
+    p.outNumel = params.index("the out numel");
+    p.viewOffset = params.index("the view offset");
+    for (int d = 0; d < p.rank; ++d) p.outStrides[d] = params.index("every view stride");
+    params.end();
+    p.src = operand<float>(params, info[0], "src", srcOffset, p.shape, p.srcStrides, p.rank);
+    p.out = run<float>(params, info[1], "out", outOffset, p.outNumel);
+    // The view must stay inside out's numel elements, not just inside the array.
+    int64_t last = p.viewOffset;
+    for (int d = 0; d < p.rank; ++d) {
+      if (p.shape[d] == 0) last = -1;
+      if (last >= 0) last += (p.shape[d] - 1) * p.outStrides[d];
+    }
+    if (last >= p.outNumel) params.fail("the view reaches element " + std::to_string(last) + " of an out of " + std::to_string(p.outNumel));
+    stridedSum(p, threads);
+  });
+}
+
+/** What readUpdate reads: the arrays (a null optional one stays null), their length and the common flags. */
+struct UpdateFrame {
+  float* arrays[5] = {};
+  int64_t n = 0;
+  bool maximize = false, weightDecay = false;
+  int threads = 1;
+};
+
+/**
+ * The params the in-place Adadelta and RMSprop updates share, [an offset per array, n, maximize,
+ * weightDecay, the scalars (each rounded to float32 into `scalars`), threads], and the array
+ * arguments named `names`, each checked to hold n floats from its offset; those from
+ * `firstOptional` on may be null.
+ */
+UpdateFrame readUpdate(const Napi::CallbackInfo& info, Params& params, std::initializer_list<const char*> names, size_t firstOptional,
+                       std::initializer_list<float*> scalars) {
+  UpdateFrame f;
+  int64_t offsets[5];
+  for (size_t k = 0; k < names.size(); ++k) offsets[k] = params.index("every offset");
+  f.n = params.index("n");
+  f.maximize = params.flag("maximize");
+  f.weightDecay = params.flag("weightDecay");
+  for (float* s : scalars) *s = static_cast<float>(params.real("every scalar"));
+  f.threads = params.threads();
+  params.end();
+  size_t k = 0;
+  for (const char* name : names) {
+    f.arrays[k] = k >= firstOptional && info[k].IsNull() ? nullptr : run<float>(params, info[k], name, offsets[k], f.n);
+    ++k;
+  }
+  return f;
+}
+
+// adadelta(p, g, v, u, [offsets of p, g, v and u, n, maximize, weightDecay, rho, oneMinusRho, eps, wd, negLr, threads])
+Napi::Value Adadelta(const Napi::CallbackInfo& info) {
+  return entry(info, 5, "adadelta(p, g, v, u, params)", "adadelta", [&](Params& params) {
+    AdadeltaProblem a{};
+    const UpdateFrame f = readUpdate(info, params, {"p", "g", "v", "u"}, 4, {&a.rho, &a.oneMinusRho, &a.eps, &a.wd, &a.negLr});
+    std::tie(a.p, a.g, a.v, a.u) = std::make_tuple(f.arrays[0], f.arrays[1], f.arrays[2], f.arrays[3]);
+    std::tie(a.n, a.maximize, a.weightDecay) = std::make_tuple(f.n, f.maximize, f.weightDecay);
+    adadelta(a, f.threads);
+  });
+}
+
+// rmsprop(p, g, v, b, a, [offsets of p, g, v, b and a, n, maximize, weightDecay, alpha, oneMinusAlpha, eps, wd,
+//                         momentum, negLr, threads]); b (the momentum buffer) and a (the gradient average) may be null
+Napi::Value Rmsprop(const Napi::CallbackInfo& info) {
+  return entry(info, 6, "rmsprop(p, g, v, b, a, params)", "rmsprop", [&](Params& params) {
+    RMSpropProblem r{};
+    const UpdateFrame f = readUpdate(info, params, {"p", "g", "v", "b", "a"}, 3, {&r.alpha, &r.oneMinusAlpha, &r.eps, &r.wd, &r.momentum, &r.negLr});
+    std::tie(r.p, r.g, r.v, r.b, r.a) = std::make_tuple(f.arrays[0], f.arrays[1], f.arrays[2], f.arrays[3], f.arrays[4]);
+    std::tie(r.n, r.maximize, r.weightDecay) = std::make_tuple(f.n, f.maximize, f.weightDecay);
+    rmsprop(r, f.threads);
+  });
+}
+
 }  // namespace
 
 void addNumericExports(Napi::Env env, Napi::Object exports) {
@@ -245,6 +332,9 @@ void addNumericExports(Napi::Env env, Napi::Object exports) {
   exports.Set("softmax", Napi::Function::New(env, Softmax, "softmax"));
   exports.Set("crossEntropy", Napi::Function::New(env, CrossEntropy, "crossEntropy"));
   exports.Set("adamw", Napi::Function::New(env, Adamw, "adamw"));
+  exports.Set("adadelta", Napi::Function::New(env, Adadelta, "adadelta"));
+  exports.Set("rmsprop", Napi::Function::New(env, Rmsprop, "rmsprop"));
+  exports.Set("stridedSum", Napi::Function::New(env, StridedSum, "stridedSum"));
 }
 
 }  // namespace core_cpu

@@ -5,6 +5,8 @@
 //   softmax(x, out, params)              float32 softmax or log-softmax of contiguous rows
 //   crossEntropy(x, target, out, params) float32 per-row cross entropy against int32 targets
 //   adamw(p, g, m, v, vmax, params)      one float32 Adam/AdamW update in place (vmax: a Float32Array or null)
+//   adadelta(p, g, v, u, params)         one float32 Adadelta update in place
+//   rmsprop(p, g, v, b, a, params)       one float32 RMSprop update in place (b, a: a Float32Array or null)
 // Each params is a Float64Array laid out as its function below reads it. Every element an entry
 // point reaches is checked against its array before anything runs.
 #pragma once
@@ -12,7 +14,7 @@
 
 namespace core_cpu {
 
-/** Adds random, reduce, softmax, crossEntropy and adamw to the addon's exports. */
+/** Adds random, reduce, softmax, crossEntropy, adamw, adadelta and rmsprop to the addon's exports. */
 void addNumericExports(Napi::Env env, Napi::Object exports);
 
 }  // namespace core_cpu

@@ -3,16 +3,17 @@
 // fp32 GEMM runs AVX-512 or AVX2 FMA micro-kernels, or OpenBLAS where that is installed, and whose
 // strided fp32 copies and add/sub/mul/div take a convolution's data movement (im2col, the adds of
 // its adjoint, the bias) off the wasm and TypeScript kernels; it also fills random numbers and runs
-// float32 reductions, softmax, cross entropy and the Adam/AdamW update. bfloat16 and float16 have
+// float32 reductions, softmax, cross entropy and the Adam/AdamW, Adadelta and RMSprop updates. bfloat16 and float16 have
 // their own kernels there (half*.cpp): a GEMM summing in float32 (vdpbf16ps on AVX512-BF16), casts
 // to and from float32, strided copies and arithmetic, exp, erf and relu, and max-pool's argmax, gather and
 // scatter-add, bit for bit the TypeScript kernels but for the GEMM's summation order. Loading never throws: any failure
 // (not Node, not built, turned off, a broken file) leaves the wasm and TypeScript kernels in
 // charge and says why in one line.
-import type { AdamSpec, Capabilities, CrossEntropySpec, DTypeName, Kernels, RandomSpec, ReduceOp } from '@core/tensor';
+import type { AdadeltaSpec, AdamSpec, Capabilities, CrossEntropySpec, DTypeName, FusedKernels, Kernels, RandomSpec, MaxPool2dGeometry, ReduceOp, RMSpropSpec, StridedView } from '@core/tensor';
 import type { CpuFusedKernels } from './kernels/fused.js';
 import { type Ref, sameShape } from './kernels/io.js';
 import { matmulShapesMatch } from './kernels/matmul.js';
+import { stridedSum } from './kernels/strided-sum.js';
 import { isContiguous, sizeOf } from './kernels/strided.js';
 import type { CpuStorage } from './storage.js';
 import { defaultThreads, env, isNode, nodeModule } from './wasm/host.js';
@@ -58,7 +59,7 @@ const HALF_CODES: Partial<Record<DTypeName, number>> = { float32: 0, float16: 1,
 
 /**
  * The native path is running: float32 matmuls (matmul, bmm, linear), large strided float32 copies and
- * arithmetic, random fills, float32 reductions and the fused float32 softmax, crossEntropy and Adam/AdamW go through it.
+ * arithmetic, random fills, float32 reductions and the fused float32 softmax, crossEntropy, Adam/AdamW, Adadelta and RMSprop go through it.
  */
 export interface CpuNativeLoaded {
   /** The addon is loaded and runs float32 matmuls. */
@@ -487,6 +488,11 @@ interface NumericAddon {
   softmax(x: Float32Array, out: Float32Array, params: Float64Array): void;
   crossEntropy(x: Float32Array, target: Int32Array, out: Float32Array, params: Float64Array): void;
   adamw(p: Float32Array, g: Float32Array, m: Float32Array, v: Float32Array, vmax: Float32Array | null, params: Float64Array): void;
+  adadelta(p: Float32Array, g: Float32Array, v: Float32Array, u: Float32Array, params: Float64Array): void;
+  rmsprop(p: Float32Array, g: Float32Array, v: Float32Array, b: Float32Array | null, a: Float32Array | null, params: Float64Array): void;
+  stridedSum(src: Float32Array, out: Float32Array, params: Float64Array): void;
+  maxPool2d(x: Float32Array | Uint16Array, out: Float32Array | Uint16Array, indices: Int32Array, params: Float64Array): void;
+  maxPool2dBackward(grad: Float32Array | Uint16Array, indices: Int32Array, gradInput: Float32Array | Uint16Array, params: Float64Array): void;
 }
 
 /**
@@ -506,6 +512,16 @@ export interface NativeNumerics {
   crossEntropy(x: Ref, target: Ref, spec: CrossEntropySpec, out: Ref): boolean;
   /** The float32 Adam/AdamW update of contiguous tensors in separate storages: the TypeScript kernel's bits. */
   adamw(param: Ref, grad: Ref, expAvg: Ref, expAvgSq: Ref, maxExpAvgSq: Ref | null, spec: AdamSpec): boolean;
+  /** The float32 Adadelta update of contiguous tensors in separate storages: the TypeScript kernel's bits. */
+  adadelta(param: Ref, grad: Ref, squareAvg: Ref, accDelta: Ref, spec: AdadeltaSpec): boolean;
+  /** The float32 RMSprop update of contiguous tensors in separate storages: the TypeScript kernel's bits. */
+  rmsprop(param: Ref, grad: Ref, squareAvg: Ref, momentumBuffer: Ref | null, gradAvg: Ref | null, spec: RMSpropSpec): boolean;
+  /** asStrided's float32 gradient of a src of at most 8 dims into a contiguous out in another storage: the TypeScript kernel's bits. */
+  stridedSum(src: Ref, view: StridedView, out: Ref): boolean;
+  /** Float32, float16 or bfloat16 max-pooling of a strided x of at least NATIVE_MIN_NUMERIC elements into contiguous out and indices: the TypeScript kernel's bits. */
+  maxPool2d(x: Ref, out: Ref, indices: Ref, geometry: MaxPool2dGeometry): boolean;
+  /** Max-pooling's float32, float16 or bfloat16 gradient (halves summed in f32, rounded once) into a contiguous gradInput of at least NATIVE_MIN_NUMERIC elements: the TypeScript kernel's bits. */
+  maxPool2dBackward(grad: Ref, indices: Ref, gradInput: Ref): boolean;
 }
 
 const f32 = (x: Ref): Float32Array => x.storage.data as Float32Array;
@@ -522,6 +538,17 @@ function reducedFlags(axes: readonly number[], rank: number): number[] | null {
   return flags;
 }
 
+/**
+ * Whether the addon takes an optimizer update's tensors (null: absent): float32, one shape, dense,
+ * each in its own storage, at least NATIVE_MIN_NUMERIC elements.
+ */
+function nativeUpdateFits(refs: readonly (Ref | null)[]): boolean {
+  const present = refs.filter((r): r is Ref => r !== null);
+  const shape = present[0]!.shape;
+  return sizeOf(shape) >= NATIVE_MIN_NUMERIC && present.every((r) => r.dtype === 'float32' && sameShape(r.shape, shape) && dense(r)) &&
+    new Set(present.map((r) => r.storage)).size === present.length;
+}
+
 /** The random, reduce and fused entry points of a loaded addon (those a stale build lacks return false). */
 function numericPath(addon: CpuAddon, threads: number): NativeNumerics {
   const randomParams = new Float64Array(9);
@@ -529,6 +556,7 @@ function numericPath(addon: CpuAddon, threads: number): NativeNumerics {
   const entropyParams = new Float64Array(11);
   const adamParams = new Float64Array(19);
   return {
+    ...maxPoolPath(addon, threads),
     random(out, spec) {
       const n = sizeOf(out.shape);
       const { distribution: dist, key, offset } = spec;
@@ -577,9 +605,7 @@ function numericPath(addon: CpuAddon, threads: number): NativeNumerics {
       return true;
     },
     adamw(param, grad, expAvg, expAvgSq, maxExpAvgSq, spec) {
-      const refs = maxExpAvgSq ? [param, grad, expAvg, expAvgSq, maxExpAvgSq] : [param, grad, expAvg, expAvgSq];
-      if (!addon.adamw || sizeOf(param.shape) < NATIVE_MIN_NUMERIC) return false;
-      if (!refs.every((r) => r.dtype === 'float32' && sameShape(r.shape, param.shape) && dense(r)) || new Set(refs.map((r) => r.storage)).size !== refs.length) return false;
+      if (!addon.adamw || !nativeUpdateFits([param, grad, expAvg, expAvgSq, maxExpAvgSq])) return false;
       // The scalars as the TypeScript kernel computes them; the addon rounds each to float32 as it does.
       const { lr, beta1, beta2, eps, weightDecay, decoupled, maximize, stepSize, biasCorrection2Sqrt } = spec;
       const w = 1 - beta1;
@@ -588,6 +614,29 @@ function numericPath(addon: CpuAddon, threads: number): NativeNumerics {
       adamParams.set([maximize ? 1 : 0, weightDecay !== 0 ? 1 : 0, decoupled ? 1 : 0, lerpFromM ? 1 : 0], 6);
       adamParams.set([1 - lr * weightDecay, weightDecay, lerpFromM ? w : 1 - w, beta2, 1 - beta2, biasCorrection2Sqrt, eps, -stepSize, threads], 10);
       addon.adamw(f32(param), f32(grad), f32(expAvg), f32(expAvgSq), maxExpAvgSq ? f32(maxExpAvgSq) : null, adamParams);
+      return true;
+    },
+    adadelta(param, grad, squareAvg, accDelta, spec) {
+      if (!addon.adadelta || !nativeUpdateFits([param, grad, squareAvg, accDelta])) return false;
+      // The scalars as the TypeScript kernel computes them; the addon rounds each to float32 as it does.
+      const { lr, rho, eps, weightDecay, maximize } = spec;
+      const offsets = [param.offset, grad.offset, squareAvg.offset, accDelta.offset, sizeOf(param.shape)];
+      const params = Float64Array.from([...offsets, maximize ? 1 : 0, weightDecay !== 0 ? 1 : 0, rho, 1 - rho, eps, weightDecay, -lr, threads]);
+      addon.adadelta(f32(param), f32(grad), f32(squareAvg), f32(accDelta), params);
+      return true;
+    },
+    rmsprop(param, grad, squareAvg, momentumBuffer, gradAvg, spec) {
+      if (!addon.rmsprop || !nativeUpdateFits([param, grad, squareAvg, momentumBuffer, gradAvg])) return false;
+      const { lr, alpha, eps, weightDecay, momentum, maximize } = spec;
+      const offsets = [param.offset, grad.offset, squareAvg.offset, momentumBuffer?.offset ?? 0, gradAvg?.offset ?? 0, sizeOf(param.shape)];
+      const params = Float64Array.from([...offsets, maximize ? 1 : 0, weightDecay !== 0 ? 1 : 0, alpha, 1 - alpha, eps, weightDecay, momentum, -lr, threads]);
+      addon.rmsprop(f32(param), f32(grad), f32(squareAvg), momentumBuffer && f32(momentumBuffer), gradAvg && f32(gradAvg), params);
+      return true;
+    },
+    stridedSum(src, view, out) {
+      const rank = src.shape.length;
+      if (!addon.stridedSum || src.dtype !== 'float32' || out.dtype !== 'float32' || rank > NATIVE_MAX_RANK || !dense(out) || src.storage === out.storage) return false;
+      addon.stridedSum(f32(src), f32(out), Float64Array.from([rank, threads, ...src.shape, src.offset, ...src.strides, out.offset, sizeOf(out.shape), view.offset, ...view.strides]));
       return true;
     },
   };
@@ -606,16 +655,58 @@ function numericKernels(native: NativeNumerics, base: Kernels<CpuStorage>): Pick
 }
 
 /**
- * `base` with its float32 softmax, logSoftmax, crossEntropy and adamw of at least
- * NATIVE_MIN_NUMERIC elements routed to the native path (a kernel `base` lacks stays absent).
+ * `base` with its float32 softmax, logSoftmax, crossEntropy, adamw, adadelta, rmsprop, maxPool2d and
+ * maxPool2dBackward of at least NATIVE_MIN_NUMERIC elements routed to the native path (a kernel `base` lacks stays absent), and
+ * stridedSum, which only the native path offers (in TypeScript for what the addon does not take).
  */
-export function nativeFused(native: NativeNumerics, base: Partial<CpuFusedKernels>): Partial<CpuFusedKernels> {
-  const { softmax, logSoftmax, crossEntropy, adamw } = base;
+export function nativeFused(native: NativeNumerics, base: Partial<CpuFusedKernels>): Partial<FusedKernels<CpuStorage>> {
+  const { softmax, logSoftmax, crossEntropy, adamw, adadelta, rmsprop, maxPool2d, maxPool2dBackward } = base;
   return {
     ...base,
+    stridedSum: (src, view, out) => native.stridedSum(src, view, out) || stridedSum(src, view, out),
     ...(softmax && { softmax: (x, dim, out) => native.softmax(x, dim, out, false) || softmax(x, dim, out) }),
     ...(logSoftmax && { logSoftmax: (x, dim, out) => native.softmax(x, dim, out, true) || logSoftmax(x, dim, out) }),
     ...(crossEntropy && { crossEntropy: (x, target, spec, out) => native.crossEntropy(x, target, spec, out) || crossEntropy(x, target, spec, out) }),
     ...(adamw && { adamw: (p, g, m, v, vmax, spec) => native.adamw(p, g, m, v, vmax, spec) || adamw(p, g, m, v, vmax, spec) }),
+    ...(adadelta && { adadelta: (p, g, v, u, spec) => native.adadelta(p, g, v, u, spec) || adadelta(p, g, v, u, spec) }),
+    ...(rmsprop && { rmsprop: (p, g, v, b, a, spec) => native.rmsprop(p, g, v, b, a, spec) || rmsprop(p, g, v, b, a, spec) }),
+    ...(maxPool2d && { maxPool2d: (x, out, indices, geometry) => native.maxPool2d(x, out, indices, geometry) || maxPool2d(x, out, indices, geometry) }),
+    ...(maxPool2dBackward && { maxPool2dBackward: (grad, indices, gi) => native.maxPool2dBackward(grad, indices, gi) || maxPool2dBackward(grad, indices, gi) }),
+  };
+}
+
+// ---- Max pooling ----------------------------------------------------------------------------
+
+/** Max-pooling's native entry points: float32, float16 or bfloat16, all four dims non-empty, strides ≥ 0 (else false, and the TypeScript kernel runs). */
+function maxPoolPath(addon: CpuAddon, threads: number): Pick<NativeNumerics, 'maxPool2d' | 'maxPool2dBackward'> {
+  // `typed` share one dtype the addon takes (its type code is returned), or null.
+  const fits = (refs: readonly Ref[], typed: readonly Ref[]): number | null => {
+    const code = HALF_CODES[typed[0]!.dtype];
+    if (code === undefined || !typed.every((r) => r.dtype === typed[0]!.dtype)) return null;
+    return refs.every((r) => r.shape.length === 4 && r.shape.every((n) => n > 0) && r.strides.every((st) => st >= 0)) ? code : null;
+  };
+  const threadsFor = (numel: number) => (numel >= NATIVE_PARALLEL_ELEMENTS ? threads : 1);
+  const elements = (r: Ref) => r.storage.data as Float32Array | Uint16Array;
+  return {
+    maxPool2d(x, out, indices, g) {
+      const code = fits([x, out, indices], [x, out]);
+      if (!addon.maxPool2d || code === null || indices.dtype !== 'int32' || sizeOf(x.shape) < NATIVE_MIN_NUMERIC) return false;
+      const [N, C] = x.shape;
+      if (!sameShape(out.shape, [N, C, ...g.out]) || !sameShape(indices.shape, out.shape) || !dense(out) || !dense(indices)) return false;
+      if (out.storage === x.storage) return false;
+      addon.maxPool2d(elements(x), elements(out), indices.storage.data as Int32Array, Float64Array.from([
+        threadsFor(sizeOf(x.shape)), ...x.shape, x.offset, ...x.strides, out.offset, indices.offset, ...g.kernel, ...g.stride, ...g.padding, ...g.dilation, ...g.out, code,
+      ]));
+      return true;
+    },
+    maxPool2dBackward(grad, indices, gi) {
+      const code = fits([grad, indices, gi], [grad, gi]);
+      if (!addon.maxPool2dBackward || code === null || indices.dtype !== 'int32' || sizeOf(gi.shape) < NATIVE_MIN_NUMERIC) return false;
+      if (!sameShape(indices.shape, grad.shape) || gi.shape[0] !== grad.shape[0] || gi.shape[1] !== grad.shape[1] || !dense(gi) || gi.storage === grad.storage) return false;
+      addon.maxPool2dBackward(elements(grad), indices.storage.data as Int32Array, elements(gi), Float64Array.from([
+        threadsFor(sizeOf(gi.shape)), ...gi.shape, grad.shape[2]!, grad.shape[3]!, grad.offset, ...grad.strides, indices.offset, ...indices.strides, gi.offset, code,
+      ]));
+      return true;
+    },
   };
 }

@@ -4,10 +4,13 @@
 // shifted window views) and a broadcast bias add. Here the addon's strided copies and adds are held
 // to the TypeScript kernels bit for bit (each is one float32 operation per element) on geometries
 // that reach every case (stride 2, padding, dilation, 1×1, Cin = 1, batch 1 and 64, a channels-last
-// input), and its GEMM on the three conv-shaped products to a float64 reference.
+// input), and its GEMM on the three conv-shaped products to a float64 reference. col2im also runs as
+// one native stridedSum (asStrided's gradient), held to the TypeScript kernel and the adds bit for bit.
 import { describe, expect, it } from 'vitest';
 import { type CpuBackend, createCpuBackend } from '../src/backend.js';
+import type { StridedView } from '@core/tensor';
 import { CpuKernels } from '../src/kernels/index.js';
+import { stridedSum } from '../src/kernels/strided-sum.js';
 import { loadNative, type NativeElementOp, type NativePath, nativeKernels } from '../src/native.js';
 import { expectMatmulClose, type Ref, seeded, strides } from './helpers.js';
 
@@ -227,6 +230,104 @@ describe('native strided op routing', () => {
     expect(() => addon.elementwise('pow', out, a, a, Float64Array.from([2, 1, 2, 3, 0, 3, 1, 0, 3, 1, 0, 3, 1]))).toThrow(/op must be copy, add, sub, mul or div, got 'pow'/);
     expect(() => addon.elementwise('add', out, a, a, new Float64Array(4))).toThrow(RangeError);
     expect(Array.from(out)).toEqual([7, 7, 7, 7, 7, 7]);
+  });
+});
+
+/**
+ * col2im the way the contract's stridedSum does it: the columns `src` ([N, C, kh, kw, oh, ow], any
+ * layout) summed into a zero [N, C, Hp, Wp] image at their windows' places, by `run`; returns the image.
+ */
+function col2im(g: Geometry, be: CpuBackend, layout: 'contiguous' | 'permuted', run: (src: Ref, view: StridedView, out: Ref) => void): Float32Array {
+  const [kh, kw] = g.kernel;
+  const [hp, wp] = [g.h + 2 * g.padding[0], g.w + 2 * g.padding[1]];
+  const oh = Math.floor((hp - g.dilation[0] * (kh - 1) - 1) / g.stride[0]) + 1;
+  const ow = Math.floor((wp - g.dilation[1] * (kw - 1) - 1) / g.stride[1]) + 1;
+  const { n, c } = g;
+  const shape = [n, c, kh, kw, oh, ow];
+  // 'permuted': the columns stored [kh, kw, N, C, oh, ow] and viewed in the window order.
+  const srcStrides = layout === 'contiguous' ? strides(shape) : [c * oh * ow, oh * ow, kw * n * c * oh * ow, n * c * oh * ow, ow, 1];
+  const src = f32(be, floats(numel(shape), 13), shape, srcStrides);
+  const out = f32(be, new Float32Array(n * c * hp * wp).fill(NaN), [n, c, hp, wp]);
+  run(src, { strides: [c * hp * wp, hp * wp, g.dilation[0] * wp, g.dilation[1], g.stride[0] * wp, g.stride[1]], offset: 0 }, out);
+  return (out.storage.data as Float32Array).slice();
+}
+
+/** The decomposition core runs without the fused kernel: zeros, then one strided add per kernel position (kh, kw in order). */
+function col2imByAdds(src: Ref, view: StridedView, out: Ref): void {
+  const [, , kh, kw] = src.shape as number[];
+  const rest = (r: readonly number[]) => [r[0]!, r[1]!, r[4]!, r[5]!];
+  CpuKernels.fill(out, 0);
+  const sum = f32(plain, new Float32Array(numel(rest(src.shape))), rest(src.shape));
+  for (let i = 0; i < kh!; i++) {
+    for (let j = 0; j < kw!; j++) {
+      const part: Ref = { ...src, shape: rest(src.shape), strides: rest(src.strides), offset: src.offset + i * src.strides[2]! + j * src.strides[3]! };
+      const target: Ref = { ...out, shape: rest(src.shape), strides: rest(view.strides), offset: view.offset + i * view.strides[2]! + j * view.strides[3]! };
+      CpuKernels.binary('add', target, part, sum);
+      CpuKernels.copy(sum, target);
+    }
+  }
+}
+
+describe('native stridedSum (col2im in one pass), bit for bit the TypeScript kernel and the strided adds it replaces', () => {
+  for (const g of GEOMETRIES) {
+    for (const layout of ['contiguous', 'permuted'] as const) {
+      it(`${g.name}, ${layout} columns`, () => {
+        const reference = col2im(g, plain, layout, stridedSum);
+        expect(difference(col2im(g, plain, layout, col2imByAdds), reference), 'the strided adds').toBe('');
+        for (const threads of [1, 2]) {
+          const native2 = loadNative({ native: true, threads });
+          if (!('info' in native2)) throw new Error(native2.reason);
+          const got = col2im(g, heap, layout, (src, view, out) => expect(native2.stridedSum(src, view, out)).toBe(true));
+          expect(difference(got, reference), `${threads} thread(s)`).toBe('');
+        }
+      });
+    }
+  }
+
+  it('sums overlapping pooling windows (kernel-last, kernel 3, stride 2), a broadcast dim and a view offset as the TypeScript kernel, close to a float64 sum', () => {
+    // src [N, C, oh, ow, kh, kw] over out [N, C, 15, 15] from element 3 on, plus a stride-0 dim of 4 copies.
+    const [n, c, oh, ow, k] = [4, 8, 7, 7, 3];
+    const shape = [n, c, 4, oh, ow, k, k];
+    const view: StridedView = { strides: [c * 225, 225, 0, 2 * 15, 2, 15, 1], offset: 3 };
+    const data = floats(numel(shape), 14);
+    const run = (be: CpuBackend, fn: (src: Ref, out: Ref) => void): Float32Array => {
+      const src = f32(be, data, shape);
+      const out = f32(be, new Float32Array(n * c * 225 + 3).fill(NaN), [n * c * 225 + 3]);
+      fn(src, out);
+      return (out.storage.data as Float32Array).slice();
+    };
+    const want = run(plain, (src, out) => stridedSum(src, view, out));
+    for (const threads of [1, 2]) {
+      const path = loadNative({ native: true, threads });
+      if (!('info' in path)) throw new Error(path.reason);
+      expect(difference(run(heap, (src, out) => expect(path.stridedSum(src, view, out)).toBe(true)), want)).toBe('');
+    }
+    // Against the exact sum: at most 36 terms of |x| ≤ 1 per element, each add within half an ulp.
+    const exact = new Float64Array(want.length);
+    const index = new Array<number>(shape.length).fill(0);
+    for (let i = 0; i < data.length; i++) {
+      exact[view.offset + index.reduce((o, v, d) => o + v * view.strides[d]!, 0)]! += data[i]!;
+      for (let d = shape.length - 1; d >= 0 && ++index[d]! === shape[d]; d--) index[d] = 0;
+    }
+    expect(want.slice(0, 3)).toEqual(new Float32Array(3));
+    expect(Math.max(...want.map((v, i) => Math.abs(v - exact[i]!)))).toBeLessThan(36 * 36 * 2 ** -24);
+  });
+
+  it('declines float64, ranks above 8 and an out in the source\'s storage, and the addon rejects a view reaching past out, touching nothing', () => {
+    const shape = [64, 64];
+    const src = f32(heap, floats(4096, 15), shape);
+    const out = f32(heap, new Float32Array(4096).fill(7), [4096]);
+    expect(native.stridedSum({ ...src, dtype: 'float64' }, { strides: [64, 1], offset: 0 }, out)).toBe(false);
+    const deep = Array<number>(9).fill(1);
+    expect(native.stridedSum({ ...src, shape: deep, strides: deep }, { strides: deep, offset: 0 }, out)).toBe(false);
+    expect(native.stridedSum(src, { strides: [64, 1], offset: 0 }, { ...src, shape: [4096], strides: [1] })).toBe(false);
+    expect(() => native.stridedSum(src, { strides: [64, 1], offset: 1 }, out)).toThrow(/stridedSum: the view reaches element 4096 of an out of 4096/);
+    expect(Array.from(new Set(out.storage.data as Float32Array))).toEqual([7]);
+  });
+
+  it('is the cpu backend\'s fused stridedSum with the addon, and absent without it (core then runs the strided adds)', () => {
+    expect(typeof createCpuBackend({ native: true }).fused?.stridedSum).toBe('function');
+    expect(createCpuBackend({ native: false }).fused?.stridedSum).toBeUndefined();
   });
 });
 

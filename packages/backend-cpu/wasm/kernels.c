@@ -855,6 +855,98 @@ EXPORT(adamw_task) void adamw_task(int thread, int task, const AdamArgs *a) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// One Adadelta or RMSprop update of float32 parameters in place (the contract's fused adadelta
+// and rmsprop), op for op the TypeScript kernels' f32 arithmetic, so the results are the same
+// bits. The scalars are rounded to f32 by the caller. Four lanes at a time; the last one to three
+// elements go through the same lanes, loaded and stored one by one (no stack: see build.mjs).
+
+/** `count` (1 to 4) floats from x, the other lanes 0. */
+static inline v128_t load_lanes(const float *x, int count) {
+  if (count == 4) return wasm_v128_load(x);
+  return wasm_f32x4_make(x[0], count > 1 ? x[1] : 0.0f, count > 2 ? x[2] : 0.0f, 0.0f);
+}
+
+/** The first `count` (1 to 4) lanes of v into x. */
+static inline void store_lanes(float *x, v128_t v, int count) {
+  if (count == 4) {
+    wasm_v128_store(x, v);
+    return;
+  }
+  x[0] = wasm_f32x4_extract_lane(v, 0);
+  if (count > 1) x[1] = wasm_f32x4_extract_lane(v, 1);
+  if (count > 2) x[2] = wasm_f32x4_extract_lane(v, 2);
+}
+
+typedef struct {
+  int p, g, v, u; // byte addresses: the square average v, the accumulated delta u
+  int numel, chunk;
+  int maximize, weight_decay; // flags
+  float rho, one_minus_rho, eps, wd, neg_lr;
+} AdadeltaArgs;
+
+static inline void adadelta_lanes(const AdadeltaArgs *a, int i, int count) {
+  float *p = (float *)a->p + i, *v = (float *)a->v + i, *u = (float *)a->u + i;
+  v128_t gi = load_lanes((const float *)a->g + i, count), pi = load_lanes(p, count), ui = load_lanes(u, count);
+  const v128_t rho = wasm_f32x4_splat(a->rho), omr = wasm_f32x4_splat(a->one_minus_rho), eps = wasm_f32x4_splat(a->eps);
+  if (a->maximize) gi = wasm_f32x4_neg(gi);
+  if (a->weight_decay) gi = wasm_f32x4_add(gi, wasm_f32x4_mul(pi, wasm_f32x4_splat(a->wd)));
+  v128_t vi = wasm_f32x4_add(wasm_f32x4_mul(load_lanes(v, count), rho), wasm_f32x4_mul(wasm_f32x4_mul(gi, omr), gi));
+  v128_t std = wasm_f32x4_sqrt(wasm_f32x4_add(vi, eps));
+  v128_t delta = wasm_f32x4_mul(wasm_f32x4_div(wasm_f32x4_sqrt(wasm_f32x4_add(ui, eps)), std), gi);
+  ui = wasm_f32x4_add(wasm_f32x4_mul(ui, rho), wasm_f32x4_mul(wasm_f32x4_mul(delta, omr), delta));
+  store_lanes(v, vi, count);
+  store_lanes(u, ui, count);
+  store_lanes(p, wasm_f32x4_add(pi, wasm_f32x4_mul(delta, wasm_f32x4_splat(a->neg_lr))), count);
+}
+
+EXPORT(adadelta_task) void adadelta_task(int thread, int task, const AdadeltaArgs *a) {
+  (void)thread;
+  int i = task * a->chunk, end = min_int(i + a->chunk, a->numel);
+  for (; i + 4 <= end; i += 4) adadelta_lanes(a, i, 4);
+  if (i < end) adadelta_lanes(a, i, end - i);
+}
+
+typedef struct {
+  int p, g, v, b, a; // byte addresses: the square average v, the momentum buffer b and gradient average a (0: none)
+  int numel, chunk;
+  int maximize, weight_decay; // flags
+  float alpha, one_minus_alpha, eps, wd, momentum, neg_lr;
+} RmspropArgs;
+
+static inline void rmsprop_lanes(const RmspropArgs *r, int i, int count) {
+  float *p = (float *)r->p + i, *v = (float *)r->v + i;
+  v128_t gi = load_lanes((const float *)r->g + i, count), pi = load_lanes(p, count);
+  const v128_t alpha = wasm_f32x4_splat(r->alpha), oma = wasm_f32x4_splat(r->one_minus_alpha);
+  if (r->maximize) gi = wasm_f32x4_neg(gi);
+  if (r->weight_decay) gi = wasm_f32x4_add(gi, wasm_f32x4_mul(pi, wasm_f32x4_splat(r->wd)));
+  v128_t variance = wasm_f32x4_add(wasm_f32x4_mul(load_lanes(v, count), alpha), wasm_f32x4_mul(wasm_f32x4_mul(gi, oma), gi));
+  store_lanes(v, variance, count);
+  if (r->a) {
+    float *a = (float *)r->a + i;
+    v128_t mean = wasm_f32x4_add(wasm_f32x4_mul(load_lanes(a, count), alpha), wasm_f32x4_mul(gi, oma));
+    store_lanes(a, mean, count);
+    variance = wasm_f32x4_sub(variance, wasm_f32x4_mul(mean, mean));
+  }
+  v128_t avg = wasm_f32x4_add(wasm_f32x4_sqrt(variance), wasm_f32x4_splat(r->eps));
+  const v128_t neg_lr = wasm_f32x4_splat(r->neg_lr);
+  if (r->b) {
+    float *b = (float *)r->b + i;
+    v128_t bi = wasm_f32x4_add(wasm_f32x4_mul(load_lanes(b, count), wasm_f32x4_splat(r->momentum)), wasm_f32x4_div(gi, avg));
+    store_lanes(b, bi, count);
+    store_lanes(p, wasm_f32x4_add(pi, wasm_f32x4_mul(bi, neg_lr)), count);
+  } else {
+    store_lanes(p, wasm_f32x4_add(pi, wasm_f32x4_div(wasm_f32x4_mul(gi, neg_lr), avg)), count);
+  }
+}
+
+EXPORT(rmsprop_task) void rmsprop_task(int thread, int task, const RmspropArgs *r) {
+  (void)thread;
+  int i = task * r->chunk, end = min_int(i + r->chunk, r->numel);
+  for (; i + 4 <= end; i += 4) rmsprop_lanes(r, i, 4);
+  if (i < end) rmsprop_lanes(r, i, end - i);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Per-row cross entropy of contiguous float32 logits [rows, classes] against int32 targets (the
 // contract's fused crossEntropy): lse − (1 − ε)·x[t] − (ε/C)·Σx, 0 for ignored rows, NaN for a
 // target outside [0, C). The exponentials are summed in f64, the rest combined in f64 as the

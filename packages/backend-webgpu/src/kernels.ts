@@ -98,7 +98,10 @@ function storeExpr(e: Expr, computeDtype: DTypeName, outDtype: DTypeName): strin
 const COOPERATIVE_MIN_LENGTH = 1024;
 const COOPERATIVE_GROUP = 128;
 
-export function createKernels(ctx: KernelContext): { kernels: Kernels<WebGPUStorage>; fused: FusedKernels<WebGPUStorage> } {
+/** The contract's fused kernels the WebGPU backend has (core decomposes the others: max-pooling, the Adadelta and RMSprop updates, stridedSum). */
+export type WebGPUFusedKernels = Pick<FusedKernels<WebGPUStorage>, 'softmax' | 'logSoftmax' | 'crossEntropy' | 'unscaleAndCheck' | 'adamw' | 'addcmul' | 'attention'>;
+
+export function createKernels(ctx: KernelContext): { kernels: Kernels<WebGPUStorage>; fused: WebGPUFusedKernels } {
   const { rt, env } = ctx;
   const tg = (d: DTypeName) => tag(env, d);
 

@@ -1,6 +1,6 @@
 // Adadelta (PyTorch's torch.optim.Adadelta): steps scaled by the ratio of two running RMS values,
 // of past updates and of past gradients.
-import { compileScalars, type Tensor, ValueError, zerosLike } from '@core/tensor';
+import { type AdadeltaSpec, compileDynamicArg, compileScalars, fusedAdadeltaStep, type Tensor, ValueError, zerosLike } from '@core/tensor';
 import { flag, nonNegative } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
 import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
@@ -65,24 +65,35 @@ export class Adadelta extends FirstOrderOptimizer<AdadeltaOptions, AdadeltaState
   }
 
   protected updateGroup(group: ParamGroup<AdadeltaOptions>, items: readonly ParamWithGrad[]): void {
-    // In a compiled step a replay reads lr anew; the other options are guards.
+    // In a compiled step a replay reads lr anew (the fused kernel's spec, or the decomposition's
+    // -lr); the other options are guards.
     this.guardCompiledOptions(group);
-    compileScalars([{ value: -group.lr, compute: () => -group.lr }], () => this.updateParams(group, items));
-  }
-
-  private updateParams(group: ParamGroup<AdadeltaOptions>, items: readonly ParamWithGrad[]): void {
-    const { lr, rho, eps, weightDecay, maximize } = group;
     for (const { param, grad } of items) {
       const s = this.stateFor(param, () => ({ step: 0, squareAvg: zerosLike(param), accDelta: zerosLike(param) }));
       this.countStep(s);
-      const round = (t: Tensor) => roundTo(t, param.dtype);
-      const g = gradWithDecay(param, grad, weightDecay, maximize);
-      const { squareAvg: v, accDelta: u } = s;
-      runningSquareAverage_(v, g, rho);
-      const std = round(round(up(v).add(eps)).sqrt());
-      const delta = round(round(round(round(up(u).add(eps)).sqrt()).div(std)).mul(g));
-      runningSquareAverage_(u, delta, rho);
-      param.copy_(up(param).add(delta, -lr));
+      const spec = adadeltaSpec(group);
+      compileDynamicArg(spec, () => adadeltaSpec(group));
+      // The backend's fused kernel when it has one (one pass, no temporaries), else op by op.
+      if (fusedAdadeltaStep({ param, grad, squareAvg: s.squareAvg, accDelta: s.accDelta }, spec)) continue;
+      compileScalars([{ value: -group.lr, compute: () => -group.lr }], () => decomposedUpdate(group, param, grad, s));
     }
   }
+}
+
+/** One step's options, as the fused kernel takes them. */
+function adadeltaSpec({ lr, rho, eps, weightDecay, maximize }: ParamGroup<AdadeltaOptions>): AdadeltaSpec {
+  return { lr, rho, eps, weightDecay, maximize };
+}
+
+/** The update op by op, for backends without the fused adadelta kernel (and half types). */
+function decomposedUpdate(group: ParamGroup<AdadeltaOptions>, param: Tensor, grad: Tensor, s: AdadeltaState): void {
+  const { lr, rho, eps, weightDecay, maximize } = group;
+  const round = (t: Tensor) => roundTo(t, param.dtype);
+  const g = gradWithDecay(param, grad, weightDecay, maximize);
+  const { squareAvg: v, accDelta: u } = s;
+  runningSquareAverage_(v, g, rho);
+  const std = round(round(up(v).add(eps)).sqrt());
+  const delta = round(round(round(round(up(u).add(eps)).sqrt()).div(std)).mul(g));
+  runningSquareAverage_(u, delta, rho);
+  param.copy_(up(param).add(delta, -lr));
 }

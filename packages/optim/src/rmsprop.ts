@@ -1,6 +1,6 @@
 // RMSprop (PyTorch's torch.optim.RMSprop): divide the gradient by a running RMS of past gradients,
 // optionally centered (minus the squared running mean) and with momentum.
-import { compileScalars, type Tensor, zerosLike } from '@core/tensor';
+import { compileDynamicArg, compileScalars, fusedRMSpropStep, type FusedRMSpropTensors, type RMSpropSpec, type Tensor, zerosLike } from '@core/tensor';
 import { flag, nonNegative } from './checks.js';
 import { FirstOrderOptimizer, type ParamWithGrad } from './optimizer.js';
 import { type OptimizerArgs, optionsFromArgs, type ParamGroup, type ParamsInput } from './param-groups.js';
@@ -79,35 +79,48 @@ export class RMSprop extends FirstOrderOptimizer<RMSpropOptions, RMSpropState> {
   }
 
   protected updateGroup(group: ParamGroup<RMSpropOptions>, items: readonly ParamWithGrad[]): void {
-    // In a compiled step a replay reads lr anew; the other options are guards.
+    // In a compiled step a replay reads lr anew (the fused kernel's spec, or the decomposition's
+    // -lr); the other options are guards.
     this.guardCompiledOptions(group);
-    compileScalars([{ value: -group.lr, compute: () => -group.lr }], () => this.updateParams(group, items));
-  }
-
-  private updateParams(group: ParamGroup<RMSpropOptions>, items: readonly ParamWithGrad[]): void {
-    const { lr, alpha, eps, weightDecay, momentum, centered, maximize } = group;
+    const { momentum, centered } = group;
     for (const { param, grad } of items) {
       const s = this.stateFor(param, () => ({ step: 0, squareAvg: zerosLike(param) }));
       this.countStep(s);
-      const dtype = param.dtype;
-      const g = gradWithDecay(param, grad, weightDecay, maximize);
-      const sq = s.squareAvg;
-      runningSquareAverage_(sq, g, alpha);
-      let variance = up(sq);
-      if (centered) {
-        const mean = (s.gradAvg ??= zerosLike(param));
-        runningAverage_(mean, g, alpha);
-        variance = roundTo(variance.sub(up(mean).mul(up(mean))), dtype);
-      }
-      const avg = roundTo(roundTo(variance.sqrt(), dtype).add(eps), dtype);
-      if (momentum > 0) {
-        const buf = (s.momentumBuffer ??= zerosLike(param));
-        buf.copy_(up(buf).mul(momentum));
-        buf.copy_(up(buf).add(g.div(avg)));
-        param.copy_(up(param).add(up(buf), -lr));
-      } else {
-        param.copy_(up(param).add(g.mul(-lr).div(avg)));
-      }
+      if (momentum > 0) s.momentumBuffer ??= zerosLike(param);
+      if (centered) s.gradAvg ??= zerosLike(param);
+      const spec = rmspropSpec(group);
+      compileDynamicArg(spec, () => rmspropSpec(group));
+      const tensors = { param, grad, squareAvg: s.squareAvg, momentumBuffer: momentum > 0 ? s.momentumBuffer : undefined, gradAvg: centered ? s.gradAvg : undefined };
+      // The backend's fused kernel when it has one (one pass, no temporaries), else op by op.
+      if (fusedRMSpropStep(tensors, spec)) continue;
+      compileScalars([{ value: -group.lr, compute: () => -group.lr }], () => decomposedUpdate(group, tensors));
     }
+  }
+}
+
+/** One step's options, as the fused kernel takes them. */
+function rmspropSpec({ lr, alpha, eps, weightDecay, momentum, centered, maximize }: ParamGroup<RMSpropOptions>): RMSpropSpec {
+  return { lr, alpha, eps, weightDecay, momentum, centered, maximize };
+}
+
+/** The update op by op, for backends without the fused rmsprop kernel (and half types). */
+function decomposedUpdate(group: ParamGroup<RMSpropOptions>, t: FusedRMSpropTensors): void {
+  const { lr, alpha, eps, weightDecay, maximize } = group;
+  const { param, grad, squareAvg: sq, momentumBuffer: buf, gradAvg: mean } = t;
+  const dtype = param.dtype;
+  const g = gradWithDecay(param, grad, weightDecay, maximize);
+  runningSquareAverage_(sq, g, alpha);
+  let variance = up(sq);
+  if (mean) {
+    runningAverage_(mean, g, alpha);
+    variance = roundTo(variance.sub(up(mean).mul(up(mean))), dtype);
+  }
+  const avg = roundTo(roundTo(variance.sqrt(), dtype).add(eps), dtype);
+  if (buf) {
+    buf.copy_(up(buf).mul(group.momentum));
+    buf.copy_(up(buf).add(g.div(avg)));
+    param.copy_(up(param).add(up(buf), -lr));
+  } else {
+    param.copy_(up(param).add(g.mul(-lr).div(avg)));
   }
 }

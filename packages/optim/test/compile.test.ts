@@ -6,7 +6,7 @@ import './helpers.js';
 import { FAKE } from './fake-device.js';
 import { describe, expect, it, vi } from 'vitest';
 import {
-  autocast, bfloat16, compile, CompileError, compileGuard, DeviceMismatchError, Generator, getBackend, GradScaler, manualSeed, rand, randn, tensor, type Tensor,
+  autocast, bfloat16, compile, CompileError, compileGuard, DeviceMismatchError, Generator, getBackend, GradScaler, manualSeed, rand, randn, tensor, type FusedKernels, type Tensor,
 } from '@core/tensor';
 import {
   Adadelta, Adagrad, Adamax, AdamW, FirstOrderOptimizer, LBFGS, NAdam, RAdam, RMSprop, SGD, StepLR, type ParamGroup, type ParamWithGrad,
@@ -153,6 +153,33 @@ describe('compile: every first-order optimizer replays bit for bit with eager', 
     const info = comp.explain();
     expect(info.replays).toBeGreaterThanOrEqual(12);
     expect(info.programs[0]!.dynamicScalars).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['adadelta', (p: Tensor[]) => new Adadelta(p, { weightDecay: 0.01, maximize: true })],
+    ['rmsprop', (p: Tensor[]) => new RMSprop(p, { lr: 0.01, momentum: 0.9, centered: true, weightDecay: 0.01 })],
+  ] as const)('%s: a replay runs the fused kernel with a spec recomputed from the scheduled lr, bit for bit with eager over 20 steps', async (kernel, makeOpt) => {
+    let sched: StepLR | undefined;
+    const make = (m: Mlp) => {
+      const opt = makeOpt(m.params);
+      sched = new StepLR(opt, { stepSize: 5, gamma: 0.5 });
+      return trainStep(m, opt);
+    };
+    const data = batches(20);
+    const eager = await run(make, false, data, () => sched!.step());
+    const spy = vi.spyOn(getBackend('cpu').fused as Required<FusedKernels<unknown>>, kernel);
+    try {
+      const comp = await run(make, true, data, () => sched!.step());
+      expect(comp.losses).toEqual(eager.losses);
+      expect(comp.params).toEqual(eager.params);
+      expect(comp.explain().programs[0]!.dynamicScalars).toBe(4); // one spec per parameter
+      // Four parameters a step, each step's lr as StepLR set it (halved every 5 steps), replays included.
+      const lrs = spy.mock.calls.map((call) => (call.at(-1) as { lr: number }).lr);
+      const want = Array.from({ length: 20 }, (_, i) => (kernel === 'adadelta' ? 1 : 0.01) * 0.5 ** Math.floor(i / 5));
+      expect(lrs).toEqual(want.flatMap((lr) => [lr, lr, lr, lr]));
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('RAdam: the step that turns rectification on fails a guard and traces once more', async () => {

@@ -58,6 +58,8 @@ export { setFusedKernelsEnabled, fusedKernelsEnabled } from './dispatch/fused.js
 export { fusedCrossEntropy, type FusedCrossEntropyOptions } from './ops/cross-entropy.js';
 export { fusedScaledDotProductAttention } from './ops/attention.js';
 export { fusedAdamStep, type FusedAdamTensors } from './ops/adam.js';
+export { fusedMaxPool2d, type MaxPool2dResult } from './ops/max-pool.js';
+export { fusedAdadeltaStep, fusedRMSpropStep, type FusedAdadeltaTensors, type FusedRMSpropTensors } from './ops/fused-update.js';
 export type { ValuesIndices } from './ops/reduce.js';
 export { memoryStats } from './tensor/memory.js';
 export { freeingTemporaries } from './tensor/temporaries.js';

@@ -1,11 +1,15 @@
 // Fused softmax, logSoftmax and crossEntropy, numerically stable (the row max is subtracted
 // before exp). Rows are computed in f64; float32 and half outputs are rounded to f32 first and
 // then (halves only) to the half format when stored, float64 keeps f64. Also GradScaler's
-// unscale-and-check and the Adam/AdamW update, which repeat the decompositions' roundings exactly.
-import { roundToBFloat16, roundToFloat16, type AdamSpec, type CrossEntropySpec, type DTypeName, type FusedKernels } from '@core/tensor';
+// unscale-and-check and the Adam/AdamW, Adadelta and RMSprop updates, which repeat the decompositions'
+// roundings exactly.
+import {
+  roundToBFloat16, roundToFloat16, type AdadeltaSpec, type AdamSpec, type CrossEntropySpec, type DTypeName, type FusedKernels, type RMSpropSpec,
+} from '@core/tensor';
 import type { CpuStorage } from '../storage.js';
-import { checkDType, checkShape, commitValues, numelOf, permuteRef, readValues, type Ref, scatterFrom, valueBuffer } from './io.js';
+import { checkDType, checkShape, commitValues, gatherInto, numelOf, permuteRef, readValues, type Ref, scatterFrom, valueBuffer } from './io.js';
 import { normalizeAxis } from './strided.js';
+import { maxPool2d, maxPool2dBackward } from './max-pool.js';
 
 function softmaxLike(what: string, x: Ref, dim: number, out: Ref, log: boolean): void {
   checkShape(what, 'out', out, x.shape);
@@ -137,11 +141,7 @@ export function unscaleAndCheck(grads: readonly Ref[], foundInf: Ref, invScale: 
 export function adamw(param: Ref, grad: Ref, expAvg: Ref, expAvgSq: Ref, maxExpAvgSq: Ref | null, spec: AdamSpec): void {
   checkFloating('adamw', param);
   const n = numelOf(param);
-  for (const [name, ref] of [['grad', grad], ['expAvg', expAvg], ['expAvgSq', expAvgSq], ['maxExpAvgSq', maxExpAvgSq]] as const) {
-    if (ref === null) continue;
-    checkDType('adamw', name, ref, param.dtype);
-    checkShape('adamw', name, ref, param.shape);
-  }
+  checkLikeParam('adamw', param, { grad, expAvg, expAvgSq, maxExpAvgSq });
   const c = param.dtype === 'float64' ? (v: number) => v : Math.fround; // one op's rounding
   const store = storeRounding(param.dtype);
   const { lr, beta1, beta2, eps, weightDecay, decoupled, maximize, stepSize, biasCorrection2Sqrt } = spec;
@@ -186,6 +186,95 @@ export function adamw(param: Ref, grad: Ref, expAvg: Ref, expAvgSq: Ref, maxExpA
   if (vmax && maxExpAvgSq) scatterFrom(toCompute(param.dtype, vmax), maxExpAvgSq);
 }
 
+/** An optimizer kernel's other tensors (null: absent) have param's dtype and shape. */
+function checkLikeParam(what: string, param: Ref, others: Readonly<Record<string, Ref | null>>): void {
+  for (const [name, ref] of Object.entries(others)) {
+    if (ref === null) continue;
+    checkDType(what, name, ref, param.dtype);
+    checkShape(what, name, ref, param.shape);
+  }
+}
+
+/**
+ * An Adadelta or RMSprop kernel's float32 or float64 values: the gradient's (read only), and the
+ * parameter's and the state's (null stays null) to update in place and then `commit`; and `c`,
+ * the rounding of one operation in that dtype.
+ */
+function updateBuffers<T extends Record<string, Ref | null>>(what: string, param: Ref, grad: Ref, state: T) {
+  if (param.dtype !== 'float32' && param.dtype !== 'float64') {
+    throw new TypeError(`cpu ${what}: takes float32 or float64 tensors, got ${param.dtype} (core runs the decomposition for other dtypes)`);
+  }
+  checkLikeParam(what, param, { grad, ...state });
+  const written = Object.entries({ param, ...state });
+  const values = Object.fromEntries(written.map(([k, r]) => [k, r && readWritable(r)])) as { param: CpuValues } & { [K in keyof T]: null extends T[K] ? CpuValues | null : CpuValues };
+  const commit = () => {
+    for (const [k, r] of written) if (r) commitValues(r, values[k]!);
+  };
+  return { n: numelOf(param), g: readValues(grad), values, commit, c: param.dtype === 'float64' ? (v: number) => v : Math.fround };
+}
+
+type CpuValues = ReturnType<typeof valueBuffer>;
+
+/** `ref`'s values where a kernel updates them in place: the storage itself when contiguous, else a filled temporary. */
+function readWritable(ref: Ref): CpuValues {
+  const values = valueBuffer(ref);
+  if (values.buffer !== ref.storage.data.buffer) gatherInto(ref, values);
+  return values;
+}
+
+/**
+ * One Adadelta update per element, op for op as @core/optim's decomposition computes it in
+ * float32 (every scalar and result rounded to f32) or float64, so results are bit-identical to it.
+ */
+export function adadelta(param: Ref, grad: Ref, squareAvg: Ref, accDelta: Ref, spec: AdadeltaSpec): void {
+  const { n, g: gs, values: { param: p, squareAvg: v, accDelta: u }, commit, c } = updateBuffers('adadelta', param, grad, { squareAvg, accDelta });
+  const { maximize, weightDecay } = spec;
+  const [rho, oneMinusRho, eps, wd, negLr] = [spec.rho, 1 - spec.rho, spec.eps, weightDecay, -spec.lr].map(c) as [number, number, number, number, number];
+  for (let i = 0; i < n; i++) {
+    let g = maximize ? -gs[i]! : gs[i]!;
+    if (weightDecay !== 0) g = c(g + c(p[i]! * wd));
+    const vi = (v[i] = c(c(v[i]! * rho) + c(c(g * oneMinusRho) * g)));
+    const std = c(Math.sqrt(c(vi + eps)));
+    const delta = c(c(c(Math.sqrt(c(u[i]! + eps))) / std) * g);
+    u[i] = c(c(u[i]! * rho) + c(c(delta * oneMinusRho) * delta));
+    p[i] = c(p[i]! + c(delta * negLr));
+  }
+  commit();
+}
+
+/**
+ * One RMSprop update per element (momentum and centered variants), op for op as @core/optim's
+ * decomposition computes it in float32 or float64, so results are bit-identical to it.
+ */
+export function rmsprop(param: Ref, grad: Ref, squareAvg: Ref, momentumBuffer: Ref | null, gradAvg: Ref | null, spec: RMSpropSpec): void {
+  const what = 'rmsprop';
+  if ((momentumBuffer !== null) !== spec.momentum > 0 || (gradAvg !== null) !== spec.centered) {
+    throw new TypeError(`cpu ${what}: needs momentumBuffer exactly when momentum > 0 and gradAvg exactly when centered`);
+  }
+  const { n, g: gs, values: { param: p, squareAvg: v, momentumBuffer: b, gradAvg: a }, commit, c } =
+    updateBuffers(what, param, grad, { squareAvg, momentumBuffer, gradAvg });
+  const { maximize, weightDecay } = spec;
+  const [alpha, oneMinusAlpha, eps, wd, momentum, negLr] =
+    [spec.alpha, 1 - spec.alpha, spec.eps, weightDecay, spec.momentum, -spec.lr].map(c) as [number, number, number, number, number, number];
+  for (let i = 0; i < n; i++) {
+    let g = maximize ? -gs[i]! : gs[i]!;
+    if (weightDecay !== 0) g = c(g + c(p[i]! * wd));
+    let variance = (v[i] = c(c(v[i]! * alpha) + c(c(g * oneMinusAlpha) * g)));
+    if (a) {
+      const mean = (a[i] = c(c(a[i]! * alpha) + c(g * oneMinusAlpha)));
+      variance = c(variance - c(mean * mean));
+    }
+    const avg = c(c(Math.sqrt(variance)) + eps);
+    if (b) {
+      const bi = (b[i] = c(c(b[i]! * momentum) + c(g / avg)));
+      p[i] = c(p[i]! + c(bi * negLr));
+    } else {
+      p[i] = c(p[i]! + c(c(g * negLr) / avg));
+    }
+  }
+  commit();
+}
+
 function toCompute(dtype: DTypeName, values: Float64Array): Float32Array | Float64Array {
   return dtype === 'float64' ? values : Float32Array.from(values);
 }
@@ -211,9 +300,10 @@ export function addcmul(x: Ref, t1: Ref, t2: Ref, out: Ref): void {
 
 /**
  * The fused kernels the cpu backend has. Not `attention`: its wasm matmuls and softmax run the
- * decomposition faster than a scalar flash loop would.
+ * decomposition faster than a scalar flash loop would. `stridedSum` only with the native addon: the
+ * decomposition's wasm strided adds beat a TypeScript scatter loop.
  */
-export type CpuFusedKernels = Omit<FusedKernels<CpuStorage>, 'attention'>;
+export type CpuFusedKernels = Omit<FusedKernels<CpuStorage>, 'attention' | 'stridedSum'>;
 
-/** The CPU backend's fused kernels: softmax, logSoftmax, crossEntropy, unscale-and-check, Adam/AdamW and addcmul. */
-export const CpuFused: CpuFusedKernels = { softmax, logSoftmax, crossEntropy, unscaleAndCheck, adamw, addcmul };
+/** The CPU backend's fused kernels: softmax, logSoftmax, crossEntropy, unscale-and-check, Adam/AdamW, Adadelta, RMSprop, addcmul and max-pooling. */
+export const CpuFused: CpuFusedKernels = { softmax, logSoftmax, crossEntropy, unscaleAndCheck, adamw, adadelta, rmsprop, addcmul, maxPool2d, maxPool2dBackward };

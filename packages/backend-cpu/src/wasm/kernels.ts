@@ -3,7 +3,7 @@
 // gather and scatter-add along an axis, and the fused softmax, cross entropy and Adam) when every
 // operand lives in the wasm heap, and hands everything else — other dtypes, odd layouts, plain
 // host arrays, bad arguments (whose errors the TypeScript kernels word) — to the TypeScript kernels.
-import type { AdamSpec, CrossEntropySpec, DTypeName, Kernels, ReduceOp } from '@core/tensor';
+import type { AdadeltaSpec, AdamSpec, CrossEntropySpec, DTypeName, Kernels, ReduceOp, RMSpropSpec } from '@core/tensor';
 import type { CpuFusedKernels } from '../kernels/fused.js';
 import type { CpuStorage } from '../storage.js';
 import { sameShape, type Ref } from '../kernels/io.js';
@@ -431,6 +431,25 @@ export function wasmFused(rt: WasmRuntime, base: CpuFusedKernels): CpuFusedKerne
     return true;
   }
 
+  /**
+   * The float32 Adadelta or RMSprop update (`task`), when every tensor (null: absent) is a
+   * contiguous float32 block in the heap: their addresses (0 for null), then the element count,
+   * chunk, maximize and weight-decay flags, then the f32 scalars, as kernels.c's args read them.
+   */
+  function averagesUpdate(task: 'adadelta_task' | 'rmsprop_task', refs: (Ref | null)[], maximize: boolean, weightDecay: number, scalars: number[]): boolean {
+    const [param] = refs as [Ref];
+    const all = refs.filter((r): r is Ref => r !== null);
+    if (!rt.active || !inHeap(...all) || !all.every((r) => sameShape(r.shape, param.shape) && isContiguous(r.shape, r.strides))) return false;
+    const n = sizeOf(param.shape);
+    if (n === 0) return true;
+    const { chunk, tasks } = chunking(rt, n, n >= ELEMENTWISE_PARALLEL_NUMEL);
+    const at = rt.args >> 2;
+    rt.views.i32.set([...refs.map((r) => (r ? addressOf(r) : 0)), n, chunk, maximize ? 1 : 0, weightDecay !== 0 ? 1 : 0], at);
+    rt.views.f32.set(scalars, at + refs.length + 4);
+    rt.run(task, tasks);
+    return true;
+  }
+
   /** Per-row float32 cross entropy, when logits, targets and out are contiguous blocks in the heap. */
   function crossEntropy(x: Ref, target: Ref, spec: CrossEntropySpec, out: Ref): boolean {
     if (!rt.active || !inHeap(x, out) || target.dtype !== 'int32' || target.storage.address < 0 || x.shape.length !== 2) return false;
@@ -453,6 +472,19 @@ export function wasmFused(rt: WasmRuntime, base: CpuFusedKernels): CpuFusedKerne
     },
     adamw(param, grad, expAvg, expAvgSq, maxExpAvgSq, spec) {
       if (!adamw([param, grad, expAvg, expAvgSq], maxExpAvgSq, spec)) base.adamw(param, grad, expAvg, expAvgSq, maxExpAvgSq, spec);
+    },
+    adadelta(param, grad, squareAvg, accDelta, spec: AdadeltaSpec) {
+      const { lr, rho, eps, weightDecay, maximize } = spec;
+      const scalars = [rho, 1 - rho, eps, weightDecay, -lr];
+      if (!averagesUpdate('adadelta_task', [param, grad, squareAvg, accDelta], maximize, weightDecay, scalars)) base.adadelta(param, grad, squareAvg, accDelta, spec);
+    },
+    rmsprop(param, grad, squareAvg, momentumBuffer, gradAvg, spec: RMSpropSpec) {
+      const { lr, alpha, eps, weightDecay, momentum, maximize } = spec;
+      const refs = [param, grad, squareAvg, momentumBuffer, gradAvg];
+      const fits = (momentumBuffer !== null) === momentum > 0 && (gradAvg !== null) === spec.centered; // else the TypeScript kernel says what is wrong
+      if (!fits || !averagesUpdate('rmsprop_task', refs, maximize, weightDecay, [alpha, 1 - alpha, eps, weightDecay, momentum, -lr])) {
+        base.rmsprop(param, grad, squareAvg, momentumBuffer, gradAvg, spec);
+      }
     },
     softmax(x, dim, out) {
       if (!rows(x, dim, out, false)) base.softmax(x, dim, out);

@@ -8,6 +8,7 @@ import { autogradCases } from './autograd.js';
 import { deviceCases } from './devices.js';
 import { gradScalerCases } from './gradscaler.js';
 import { optimizerCases } from './optim.js';
+import { poolingCases } from './pooling.js';
 import { promotionCases } from './promotion.js';
 import { randomCases } from './random.js';
 import { storageCases } from './storage.js';
@@ -17,7 +18,7 @@ import { transferCases } from './transfers.js';
 import { CATEGORIES } from '../types.js';
 
 const BUILDERS: ReadonlyArray<(env: Env) => Case[]> = [
-  storageCases, tableCases, promotionCases, deviceCases, transferCases, randomCases, autogradCases, optimizerCases, autocastCases, gradScalerCases,
+  storageCases, tableCases, promotionCases, deviceCases, transferCases, randomCases, autogradCases, poolingCases, optimizerCases, autocastCases, gradScalerCases,
   trainingCases,
 ];
 

@@ -1,12 +1,14 @@
 // Optimizers (OPT-*) on the backend's device: PyTorch's worked values, multi-step runs against the
-// oracle's float64 SGD/Adam/AdamW, zeroGrad and skipped-parameter rules, and option errors.
-import { Adam, AdamW, SGD, type AdamOptions, type SGDOptions } from '@core/optim';
+// oracle's float64 SGD/Adam/AdamW/Adadelta/RMSprop, zeroGrad and skipped-parameter rules, and option errors.
+import { Adadelta, Adam, AdamW, RMSprop, SGD, type AdadeltaOptions, type AdamOptions, type RMSpropOptions, type SGDOptions } from '@core/optim';
 import { compile, ValueError, type DTypeName, type Tensor } from '@core/tensor';
 import { expectEqual, expectTensor, expectThrows, expectTrue, fmt } from '../check.js';
 import { randomArray, toDevice } from '../inputs.js';
 import { roundTo } from '../oracle/dtype.js';
 import { nd, vector } from '../oracle/ndarray.js';
-import { adamStep, newAdamState, sgdStep, type AdamOptions as RefAdam, type SgdOptions as RefSgd } from '../oracle/optim.js';
+import {
+  adadeltaStep, adamStep, newAdamState, newAveragesState, rmspropStep, sgdStep, type AdamOptions as RefAdam, type SgdOptions as RefSgd,
+} from '../oracle/optim.js';
 import { Rng } from '../rng.js';
 import { expectSameAsEager } from './compiled.js';
 import { withFused } from './table.js';
@@ -28,11 +30,20 @@ type Variant = 'fused' | 'decomposed' | undefined;
 
 type Algo =
   | { kind: 'sgd'; options: Partial<SGDOptions> & { lr: number } }
-  | { kind: 'adam' | 'adamw'; options: Partial<AdamOptions> & { lr: number } };
+  | { kind: 'adam' | 'adamw'; options: Partial<AdamOptions> & { lr: number } }
+  | { kind: 'adadelta'; options: Partial<AdadeltaOptions> & { lr: number } }
+  | { kind: 'rmsprop'; options: Partial<RMSpropOptions> & { lr: number } };
+
+/** The backend's fused kernel each optimizer's update runs through, when it has one. */
+const FUSED_KERNEL = { adam: 'adamw', adamw: 'adamw', adadelta: 'adadelta', rmsprop: 'rmsprop' } as const;
 
 function makeOptimizer(algo: Algo, params: Tensor[]) {
-  if (algo.kind === 'sgd') return new SGD(params, algo.options);
-  return algo.kind === 'adam' ? new Adam(params, algo.options) : new AdamW(params, algo.options);
+  switch (algo.kind) {
+    case 'sgd': return new SGD(params, algo.options);
+    case 'adadelta': return new Adadelta(params, algo.options);
+    case 'rmsprop': return new RMSprop(params, algo.options);
+    default: return algo.kind === 'adam' ? new Adam(params, algo.options) : new AdamW(params, algo.options);
+  }
 }
 
 /** The oracle's optimizer with the same options (AdamW's default weight decay is 1e-2, OPT-9). */
@@ -40,6 +51,11 @@ function referenceStepper(algo: Algo, n: number): (p: Float64Array, g: Float64Ar
   if (algo.kind === 'sgd') {
     const state: { buf?: Float64Array } = {};
     return (p, g) => sgdStep(p, g, algo.options as RefSgd, state);
+  }
+  if (algo.kind === 'adadelta' || algo.kind === 'rmsprop') {
+    const state = newAveragesState(n);
+    const { options } = algo;
+    return algo.kind === 'adadelta' ? (p, g) => adadeltaStep(p, g, options as AdadeltaOptions, state) : (p, g) => rmspropStep(p, g, options as RMSpropOptions, state);
   }
   const state = newAdamState(n);
   const o: RefAdam = { ...(algo.options as RefAdam), decoupled: algo.kind === 'adamw', weightDecay: algo.options.weightDecay ?? (algo.kind === 'adamw' ? 1e-2 : 0) };
@@ -92,17 +108,29 @@ export function optimizerCases(env: Env): Case[] {
     { id: 'adam-wd', algo: { kind: 'adam', options: { lr: 0.01, weightDecay: 0.05 } } },
     { id: 'adamw', algo: { kind: 'adamw', options: { lr: 0.01 } } },
     { id: 'adam-maximize', algo: { kind: 'adam', options: { lr: 0.01, maximize: true, eps: 1e-6 } } },
+    { id: 'adadelta', algo: { kind: 'adadelta', options: { lr: 1 } } },
+    { id: 'adadelta-wd-maximize', algo: { kind: 'adadelta', options: { lr: 0.5, rho: 0.8, weightDecay: 0.05, maximize: true } } },
+    { id: 'rmsprop', algo: { kind: 'rmsprop', options: { lr: 0.01 } } },
+    { id: 'rmsprop-momentum-wd', algo: { kind: 'rmsprop', options: { lr: 0.01, momentum: 0.9, weightDecay: 0.05 } } },
+    { id: 'rmsprop-centered-maximize', algo: { kind: 'rmsprop', options: { lr: 0.01, alpha: 0.9, centered: true, maximize: true } } },
+    { id: 'rmsprop-centered-momentum', algo: { kind: 'rmsprop', options: { lr: 0.01, centered: true, momentum: 0.5 } } },
   ];
-  // Adam's runs go through the backend's fused adamw kernel and through the decomposition, in
-  // half types too (their state is stored rounded every step, hence OPT_TOL's wider half entries).
-  const fusedSkip = (variant: Variant) =>
-    (variant === 'fused' && !env.fused.has('adamw') ? `the ${env.name} backend registers no fused adamw kernel (the decomposition is checked by the /decomposed cases)` : undefined);
+  // Adam's, Adadelta's and RMSprop's runs go through the backend's fused kernel and through the
+  // decomposition; Adam's in half types too (their state is stored rounded every step, hence
+  // OPT_TOL's wider half entries). Adadelta's and RMSprop's kernels take float32 and float64.
+  const fusedSkip = (kind: Algo['kind'], variant: Variant) => {
+    const kernel = kind === 'sgd' ? undefined : FUSED_KERNEL[kind];
+    return variant === 'fused' && kernel && !env.fused.has(kernel)
+      ? `the ${env.name} backend registers no fused ${kernel} kernel (the decomposition is checked by the /decomposed cases)`
+      : undefined;
+  };
   for (const r of runs) {
-    const adam = r.algo.kind !== 'sgd';
+    const fusable = r.algo.kind !== 'sgd';
+    const adam = r.algo.kind === 'adam' || r.algo.kind === 'adamw';
     const dtypes = adam ? (['float32', 'float64', 'bfloat16', 'float16'] as const) : (['float32', 'float64'] as const);
-    for (const variant of adam ? (['fused', 'decomposed'] as const) : [undefined]) {
+    for (const variant of fusable ? (['fused', 'decomposed'] as const) : [undefined]) {
       for (const dtype of dtypes) {
-        add(`steps/${r.id}/${dtype}${variant ? `/${variant}` : ''}`, r.algo.kind, dtype, () => stepsRun(r, dtype, variant, false), needs(dtype) ?? fusedSkip(variant), () => stepsRun(r, dtype, variant, true));
+        add(`steps/${r.id}/${dtype}${variant ? `/${variant}` : ''}`, r.algo.kind, dtype, () => stepsRun(r, dtype, variant, false), needs(dtype) ?? fusedSkip(r.algo.kind, variant), () => stepsRun(r, dtype, variant, true));
       }
     }
   }
@@ -116,7 +144,7 @@ export function optimizerCases(env: Env): Case[] {
     // PyTorch's eps of 1e-8 is 0 in float16, and a second moment below ~6e-8 underflows to 0 there
     // (in PyTorch too), which the float64 oracle does not model; float16 runs use eps 1e-2, which
     // dwarfs any underflowed sqrt(v) (< 3e-4), so the comparison measures the update itself.
-    const algo = dtype === 'float16' && r.algo.kind !== 'sgd' ? { ...r.algo, options: { ...r.algo.options, eps: 1e-2 } } : r.algo;
+    const algo = dtype === 'float16' && r.algo.kind !== 'sgd' ? ({ ...r.algo, options: { ...r.algo.options, eps: 1e-2 } } as Algo) : r.algo;
     const rng = new Rng(`opt/${r.id}/${dtype}`);
     const init = randomArray(rng, dtype, [3, 4]);
     const model = () => {

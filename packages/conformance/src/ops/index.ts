@@ -11,6 +11,7 @@ import { ELEMENTWISE_INFOS } from './elementwise.js';
 import { LOSS_INFOS } from './losses.js';
 import { NN_INFOS } from './nn.js';
 import { NORMALIZATION_INFOS } from './normalization.js';
+import { POOLING_INFOS } from './pooling.js';
 import { RECURRENT_INFOS } from './recurrent.js';
 import { REDUCTION_INFOS } from './reductions.js';
 import { RESAMPLE_INFOS } from './resample.js';
@@ -20,4 +21,4 @@ import { STRUCTURAL_INFOS } from './structural.js';
 import { VIEW_INFOS } from './views.js';
 
 /** The op table: every op the library exposes, one entry each. */
-export const OPS: readonly OpInfo[] = [...ELEMENTWISE_INFOS, ...COMPOSITE_INFOS, ...REDUCTION_INFOS, ...STRUCTURAL_INFOS, ...LOSS_INFOS, ...NN_INFOS, ...CONV_INFOS, ...ACTIVATION_INFOS, ...NORMALIZATION_INFOS, ...VIEW_INFOS, ...SORTING_INFOS, ...DECOMPOSITION_INFOS, ...ATTENTION_INFOS, ...ADVANCED_INDEXING_INFOS, ...SAMPLING_INFOS, ...RESAMPLE_INFOS, ...RECURRENT_INFOS, CTC_LOSS];
+export const OPS: readonly OpInfo[] = [...ELEMENTWISE_INFOS, ...COMPOSITE_INFOS, ...REDUCTION_INFOS, ...STRUCTURAL_INFOS, ...LOSS_INFOS, ...NN_INFOS, ...CONV_INFOS, ...ACTIVATION_INFOS, ...NORMALIZATION_INFOS, ...VIEW_INFOS, ...SORTING_INFOS, ...DECOMPOSITION_INFOS, ...ATTENTION_INFOS, ...POOLING_INFOS, ...ADVANCED_INDEXING_INFOS, ...SAMPLING_INFOS, ...RESAMPLE_INFOS, ...RECURRENT_INFOS, CTC_LOSS];

@@ -114,6 +114,8 @@ interface ViewSpec {
   readonly name: string;
   readonly samples: readonly { readonly name: string; readonly shape: readonly number[]; readonly layout?: Layout; readonly steps: readonly ViewStep[] }[];
   readonly differentiable?: boolean;
+  /** Check the gradient of every sample (default: the first two, as for every op). */
+  readonly gradEverySample?: boolean;
 }
 
 const VIEW_SPECS: readonly ViewSpec[] = [
@@ -190,9 +192,12 @@ const VIEW_SPECS: readonly ViewSpec[] = [
   { name: 'detach', differentiable: false, samples: [
     { name: 'permuted-2x3x4', shape: [2, 3, 4], layout: 'permuted', steps: [['detach']] },
   ] },
-  { name: 'asStrided', samples: [
+  // Every gradient: asStrided's is a backend's fused stridedSum where it has one.
+  { name: 'asStrided', gradEverySample: true, samples: [
     { name: 'overlapping-windows-10->4x3', shape: [10], steps: [['asStrided', [4, 3], [2, 1], 1]] },
     { name: 'broadcast-stride0-6->2x3', shape: [6], steps: [['asStrided', [2, 3], [0, 2], 0]] },
+    // A convolution's im2col: the 3×3 windows [N, C, kh, kw, oh, ow] of a [1, 2, 5, 5] image, from element 1.
+    { name: 'conv-windows-1x2x5x5->1x2x3x3x3x2', shape: [1, 2, 5, 5], steps: [['asStrided', [1, 2, 3, 3, 3, 2], [50, 25, 5, 1, 5, 1], 1]] },
   ] },
   { name: 'chain', samples: [
     { name: 'permute-slice-select-expand', shape: [2, 3, 4], steps: [['permute', [2, 0, 1]], ['slice', 0, 1, undefined, 2], ['select', 1, 1], ['unsqueeze', 0], ['expand', [3, 2, 3]]] },
@@ -208,14 +213,19 @@ function readInfo(spec: ViewSpec): OpInfo {
     needs: 'storage',
     tolerance: 'exact',
     differentiable: spec.differentiable ?? true,
-    samples: (dtype, rng) => spec.samples.map((s): Sample => ({
-      name: s.name,
-      inputs: [input(randomArray(rng, dtype, [...s.shape]), dtype, s.layout)],
-      args: { steps: s.steps },
-    })),
+    samples: (dtype, rng) => viewSamples(spec, dtype, rng, ''),
+    ...(spec.gradEverySample && { gradSamples: (dtype: DTypeName, rng: Rng) => viewSamples(spec, dtype, rng, 'grad-') }),
     call: ([x], a) => applySteps(x!, a.steps),
     reference: ([x], a, dtype) => ({ value: applyStepsRef(x!, a.steps), dtype }),
   };
+}
+
+function viewSamples(spec: ViewSpec, dtype: DTypeName, rng: Rng, prefix: string): Sample[] {
+  return spec.samples.map((s) => ({
+    name: prefix + s.name,
+    inputs: [input(randomArray(rng, dtype, [...s.shape]), dtype, s.layout)],
+    args: { steps: s.steps },
+  }));
 }
 
 /** Where each element of a view over a contiguous base of `shape` lives in the base (flat index). */

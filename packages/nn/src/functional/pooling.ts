@@ -3,8 +3,9 @@
 // PyTorch's adaptive windows one spatial dim at a time (a rectangle's max or sum is the max or sum
 // over rows of the max or sum over columns): a reshape where the windows tile the dim, else one
 // gather of all windows. Gradients come from the decompositions; a max's goes to the first maximum
-// of its window, like PyTorch's.
-import { int32, pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
+// of its window, like PyTorch's. Max pooling runs the backend's fused kernels where it has them
+// (core's fusedMaxPool2d), with the decomposition's results bit for bit.
+import { fusedMaxPool2d, int32, pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
 import { bindArgs, checkFloating, checkRank, checkTensor, opmathDType, pair, shapeText, type Args, type Pair } from '../internal/args.js';
 import type { Single } from './conv.js';
 import { checkOutputSize, slidingWindows, spatialSizes } from './windows.js';
@@ -107,11 +108,8 @@ function overWidth(input: Tensor, op: string, pool2d: (x: Tensor) => Tensor): Te
   return pool2d(input.unsqueeze(-2)).squeeze(-2);
 }
 
-/**
- * The windows of [N, C, H, W] `x` as a [N, C, outH, outW, kh, kw] view, padded with `fill` on
- * both sides and past the end where ceilMode's last window hangs over it.
- */
-function poolWindows(op: string, x: Tensor, g: PoolGeometry, fill: number): Tensor {
+/** The output size [outH, outW] of pooling [N, C, H, W] `x`, checked to be at least 1. */
+function poolOutput(op: string, x: Tensor, g: PoolGeometry): [number, number] {
   const [, C, H, W] = x.shape as [number, number, number, number];
   const { kernel, stride, padding, dilation } = g;
   const out: [number, number] = [
@@ -119,10 +117,25 @@ function poolWindows(op: string, x: Tensor, g: PoolGeometry, fill: number): Tens
     pooledSize(W, kernel[1], padding[1], stride[1], dilation[1], g.ceilMode),
   ];
   checkOutputSize(op, [H, W], out, C);
+  return out;
+}
+
+/**
+ * The padding pooling [N, C, H, W] `x` into `out` needs, in pad's order [left, right, top, bottom]:
+ * the geometry's on both sides, and past the end where ceilMode's last window hangs over it.
+ */
+function poolPadding(x: Tensor, g: PoolGeometry, out: readonly [number, number]): [number, number, number, number] {
+  const [, , H, W] = x.shape as [number, number, number, number];
+  const { kernel, stride, padding, dilation } = g;
   const extra = (i: 0 | 1, size: number) => Math.max(0, (out[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1 - (size + 2 * padding[i]));
-  const [bottom, right] = [padding[0] + extra(0, H), padding[1] + extra(1, W)];
-  const xp = padding[0] + padding[1] + bottom + right > 0 ? pad(x, [padding[1], right, padding[0], bottom], fill) : x;
-  return slidingWindows(xp, { kernel, stride, dilation, out }, 'kernel-last');
+  return [padding[1], padding[1] + extra(1, W), padding[0], padding[0] + extra(0, H)];
+}
+
+/** The windows of [N, C, H, W] `x` as a [N, C, outH, outW, kh, kw] view, padded with `fill` (see poolPadding). */
+function poolWindows(x: Tensor, g: PoolGeometry, out: readonly [number, number], fill: number): Tensor {
+  const sides = poolPadding(x, g, out);
+  const xp = sides.some((p) => p > 0) ? pad(x, sides, fill) : x;
+  return slidingWindows(xp, { kernel: g.kernel, stride: g.stride, dilation: g.dilation, out }, 'kernel-last');
 }
 
 /** Run a 2-D pool of [N, C, H, W] on [N, C, H, W] or [C, H, W] input. */
@@ -141,13 +154,41 @@ function divideBy(sums: Tensor, divisors: readonly number[], dims: number): Tens
   return sums.div(sums.newTensor(divisors as number[]).reshape(sums.shape.slice(sums.ndim - dims)));
 }
 
+/**
+ * Per window along one dim, the first of its `kernel` positions inside [0, size) (0 when none is):
+ * where PyTorch sends the gradient of a window whose every position is −∞.
+ */
+function firstInside(size: number, out: number, kernel: number, padding: number, stride: number, dilation: number): number[] {
+  return Array.from({ length: out }, (_, o) => {
+    const start = o * stride - padding;
+    const first = start >= 0 ? 0 : Math.ceil(-start / dilation);
+    return first < kernel && start + first * dilation < size ? first : 0;
+  });
+}
+
+/**
+ * max_pool2d of [N, C, H, W] `x`: the backend's fused kernel, else the max over a −∞-padded window
+ * view. There a window of −∞ whose first position is padding would pick the padding (and lose its
+ * gradient); it picks its first position inside the input instead, as PyTorch and the kernel do.
+ */
+function maxPool2dOf(op: string, x: Tensor, g: PoolGeometry): Tensor {
+  const out = poolOutput(op, x, g);
+  const fused = fusedMaxPool2d(x, { kernel: g.kernel, stride: g.stride, padding: g.padding, dilation: g.dilation, out });
+  if (fused) return fused.output;
+  const [N, C, H, W] = x.shape as [number, number, number, number];
+  const [kh, kw] = g.kernel;
+  const windows = poolWindows(x, g, out, -Infinity).reshape([N, C, out[0], out[1], kh * kw]);
+  const { values, indices } = windows.max(-1);
+  if (poolPadding(x, g, out).every((p) => p === 0)) return values;
+  const rows = firstInside(H, out[0], kh, g.padding[0], g.stride[0], g.dilation[0]);
+  const cols = firstInside(W, out[1], kw, g.padding[1], g.stride[1], g.dilation[1]);
+  const first = x.newTensor(rows.flatMap((r) => cols.map((c) => r * kw + c)), { dtype: int32 }).reshape(out);
+  return windows.gather(-1, first.where(values.eq(-Infinity), indices).unsqueeze(-1)).squeeze(-1);
+}
+
 function maxPool2dImpl(op: string, input: Tensor, g: PoolGeometry): Tensor {
   checkFloating(input, 'input', op);
-  return batched(input, (x) => {
-    const windows = poolWindows(op, x, g, -Infinity);
-    const [N, C, oh, ow] = windows.shape as [number, number, number, number];
-    return windows.reshape([N, C, oh, ow, g.kernel[0] * g.kernel[1]]).max(-1).values;
-  });
+  return batched(input, (x) => maxPool2dOf(op, x, g));
 }
 
 /**
@@ -216,7 +257,7 @@ function avgPool2dImpl(op: string, input: Tensor, g: PoolGeometry, countIncludeP
     throw new ValueError(`${op}(): divisor must be not zero (divisorOverride must be a non-zero integer or null), got ${divisorOverride}`);
   }
   return batched(input, (x) => {
-    const windows = poolWindows(op, x, g, 0);
+    const windows = poolWindows(x, g, poolOutput(op, x, g), 0);
     const [, , oh, ow] = windows.shape as [number, number, number, number];
     const sums = windows.sum([-2, -1], false, { dtype: opmathDType(x.dtype) });
     const [hs, ws] = [windowSizes(x.shape[2]!, oh, g.kernel[0], g.stride[0], g.padding[0]), windowSizes(x.shape[3]!, ow, g.kernel[1], g.stride[1], g.padding[1])];

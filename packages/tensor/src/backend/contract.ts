@@ -18,10 +18,12 @@ export type { ArgReduceOp, BinaryOp, CompareOp, CumulativeOp, ReduceOp, UnaryOp 
  * Semver of this contract. Core accepts a backend whose major version matches: a minor bump only
  * adds optional members (1.1.0: the crossEntropy, unscaleAndCheck and adamw fused kernels; 1.2.0:
  * addcmul; 1.3.0: the argsort, cumulative and scatter primitives; 1.4.0: the attention fused
- * kernel; 1.5.0: `prepare` and the `autocastSpeed` capability), so a backend built against 1.0.0 still registers. A backend's `contractVersion` is a semver string with this major
+ * kernel; 1.5.0: `prepare` and the `autocastSpeed` capability; 1.6.0: the maxPool2d, adadelta and
+ * rmsprop fused kernels and stridedSum, asStrided's gradient, and `prepare`'s options), so a backend built against 1.0.0
+ * still registers. A backend's `contractVersion` is a semver string with this major
  * (conformance: `storage/identity`).
  */
-export const CONTRACT_VERSION = '1.5.0';
+export const CONTRACT_VERSION = '1.6.0';
 
 /**
  * A strided view of a storage: element (i0, i1, …) lives at `offset + Σ ik·strides[k]` (in
@@ -406,6 +408,44 @@ export interface FusedKernels<S> {
     spec: AdamSpec,
   ): void;
   /**
+   * One Adadelta update of one parameter, in place (since 1.6.0). `param`, `grad`,
+   * `squareAvg` and `accDelta` are contiguous, one numel, all float32 or all float64 (core runs
+   * the decomposition for other dtypes). Per element, every operation in the dtype (f32 or f64)
+   * with its scalar first rounded to it, each result rounded as it is made, no fused
+   * multiply-adds, so results equal @core/optim's decomposition bit for bit:
+   * 1. `g = maximize ? −grad : grad`; if wd ≠ 0: `g = g + (p·wd)`;
+   * 2. `v = (v·ρ) + ((g·(1 − ρ))·g)`;
+   * 3. `Δ = (sqrt(u + eps) / sqrt(v + eps))·g`;
+   * 4. `u = (u·ρ) + ((Δ·(1 − ρ))·Δ)`;
+   * 5. `p = p + (Δ·(−lr))`.
+   *
+   * conformance: `optimizers/steps/adadelta/`, `optimizers/steps/adadelta-wd-maximize/`.
+   */
+  adadelta(param: TensorRef<S>, grad: TensorRef<S>, squareAvg: TensorRef<S>, accDelta: TensorRef<S>, spec: AdadeltaSpec): void;
+  /**
+   * One RMSprop update of one parameter, in place (since 1.6.0). `param`, `grad`,
+   * `squareAvg`, `momentumBuffer` (present exactly when `spec.momentum > 0`) and `gradAvg`
+   * (present exactly when `spec.centered`) are contiguous, one numel, all float32 or all float64
+   * (core runs the decomposition for other dtypes). Per element, every operation in the dtype
+   * with its scalar first rounded to it, each result rounded as it is made, no fused
+   * multiply-adds, so results equal @core/optim's decomposition bit for bit:
+   * 1. `g = maximize ? −grad : grad`; if wd ≠ 0: `g = g + (p·wd)`;
+   * 2. `v = (v·α) + ((g·(1 − α))·g)`; the variance is `v`, or when centered
+   *    `a = (a·α) + (g·(1 − α))`, variance `v − (a·a)`;
+   * 3. `avg = sqrt(variance) + eps`;
+   * 4. momentum > 0: `b = (b·μ) + (g / avg)`, `p = p + (b·(−lr))`; else `p = p + ((g·(−lr)) / avg)`.
+   *
+   * conformance: `optimizers/steps/rmsprop/`, `optimizers/steps/rmsprop-momentum-wd/`, `optimizers/steps/rmsprop-centered-maximize/`.
+   */
+  rmsprop(
+    param: TensorRef<S>,
+    grad: TensorRef<S>,
+    squareAvg: TensorRef<S>,
+    momentumBuffer: TensorRef<S> | null,
+    gradAvg: TensorRef<S> | null,
+    spec: RMSpropSpec,
+  ): void;
+  /**
    * Scaled dot-product attention's forward pass in one flash-style kernel (since 1.4.0): core's
    * `F.scaledDotProductAttention` without dropout. `q` [B, L, E], `k` [B, S, E] and `v` [B, S, Ev]
    * are contiguous (the offset may be non-zero) and share out's floating dtype; B, L, S, E and Ev
@@ -434,6 +474,48 @@ export interface FusedKernels<S> {
     out: TensorRef<S>,
     logSumExp: TensorRef<S>,
   ): void;
+  /**
+   * Max-pooling's forward pass with its argmax, PyTorch's max_pool2d_with_indices (since 1.6.0).
+   * `x` [N, C, H, W] has any strides and a floating dtype the backend computes (float32, float64,
+   * float16, bfloat16); `out` [N, C, oh, ow] is contiguous of x's dtype and `indices` [N, C, oh, ow]
+   * contiguous int32, with [oh, ow] = `geometry.out`, none of N, C, H, W, oh, ow zero. Window (i, j)
+   * of plane (n, c) reads row `i·stride[0] − padding[0] + a·dilation[0]` and column
+   * `j·stride[1] − padding[1] + b·dilation[1]` for a < kernel[0] and b < kernel[1], in row-major
+   * (a, b) order; positions outside [0, H) × [0, W) (the padding, and ceilMode's overhang past the
+   * end) are skipped, as PyTorch's −∞ padding never wins, and core never passes a window without a
+   * position inside. `indices[n, c, i, j]` is the flat position h·W + w in its plane of the element
+   * argReduce's argmax would pick over the window's positions in that order: the first maximum wins
+   * ties (of −0 and +0, the first), NaN counts as the maximum and the first NaN wins, and a window
+   * of −∞ gives its first position inside; `out[n, c, i, j]` is that element, exactly (a NaN's
+   * payload aside; half types compare as their f32 values). These are the decomposition's results
+   * (a −∞-padded window view's `max(-1)`, whose windows of −∞ pick their first position inside)
+   * bit for bit. Tolerance: exact (conformance: `composites/maxPool2d/`, `numerics/maxPool2d/`,
+   * `autograd/maxPool2d/`).
+   */
+  maxPool2d(x: TensorRef<S>, out: TensorRef<S>, indices: TensorRef<S>, geometry: MaxPool2dGeometry): void;
+  /**
+   * Max-pooling's backward pass (since 1.6.0): `gradInput` [N, C, H, W] (contiguous, of grad's
+   * dtype) is written whole: zeros, then each element of `grad` [N, C, oh, ow] is added at flat
+   * position `indices[n, c, i, j]` (in [0, H·W), as `maxPool2d` wrote it) of its plane, the output
+   * positions taken in row-major order. `grad` (floating, as maxPool2d's dtypes) and `indices`
+   * (int32) have any strides; gradInput shares no storage with them. Where overlapping windows
+   * picked one element their gradients add up in that order, each sum rounded to grad's dtype
+   * (half types sum in f32 and round once), so an element no window picked is +0 and a picked −0
+   * becomes +0, as the decomposition's scatter-add into zeros gives. Tolerance: exact where no two
+   * windows pick one element, else accumulated (conformance: `autograd/maxPool2d/`).
+   */
+  maxPool2dBackward(grad: TensorRef<S>, indices: TensorRef<S>, gradInput: TensorRef<S>): void;
+  /**
+   * asStrided's gradient (since 1.6.0), col2im for a convolution's input: `out` (contiguous,
+   * float32) becomes zeros, then each element of `src` (float32, any strides, rank ≤ 8) is added at
+   * element `view.offset + Σ_k i_k·view.strides[k]` of out, where (i_0, i_1, …) is its index; src
+   * has the view's shape. Where several elements land on one place (overlapping windows) they add
+   * up in src's row-major order, each sum rounded to float32, so the result is the same bits
+   * whichever way the work is split. The view stays inside out (core checks it); its strides are
+   * non-negative. Core passes half types as float32 and rounds once after (conformance:
+   * `autograd/asStrided/`).
+   */
+  stridedSum(src: TensorRef<S>, view: StridedView, out: TensorRef<S>): void;
 }
 
 /**
@@ -453,6 +535,28 @@ export interface CrossEntropySpec {
   readonly ignoreIndex: number;
   /** ε in [0, 1]: the target distribution is (1 − ε)·one-hot + ε/C. */
   readonly labelSmoothing: number;
+}
+
+/** Where `stridedSum`'s source lands in its output: the asStrided view's strides and offset, in elements (since 1.6.0). */
+export interface StridedView {
+  /** One non-negative stride per dim of the source. */
+  readonly strides: readonly number[];
+  /** Where the source's element (0, 0, …) lands. */
+  readonly offset: number;
+}
+
+/** maxPool2d's window geometry over [height, width] (since 1.6.0): each pair is [rows, columns]. */
+export interface MaxPool2dGeometry {
+  /** The window's size, at least 1. */
+  readonly kernel: readonly [number, number];
+  /** Between window starts, at least 1. */
+  readonly stride: readonly [number, number];
+  /** How far the first window starts before the input (≥ 0). */
+  readonly padding: readonly [number, number];
+  /** Between a window's positions, at least 1. */
+  readonly dilation: readonly [number, number];
+  /** The output size [oh, ow] (ceilMode's last window may hang past the end). */
+  readonly out: readonly [number, number];
 }
 
 /** attention's scalar arguments. */
@@ -485,6 +589,38 @@ export interface AdamSpec {
   readonly stepSize: number;
   /** `sqrt(1 − β2^step)`. */
   readonly biasCorrection2Sqrt: number;
+}
+
+/** One Adadelta step's options (since 1.6.0), PyTorch's. */
+export interface AdadeltaSpec {
+  /** Scale of the update. */
+  readonly lr: number;
+  /** Decay of both running averages. */
+  readonly rho: number;
+  /** Added inside both square roots. */
+  readonly eps: number;
+  /** L2 penalty added to the gradient (0: none). */
+  readonly weightDecay: number;
+  /** Ascend the objective: the gradient is negated. */
+  readonly maximize: boolean;
+}
+
+/** One RMSprop step's options (since 1.6.0), PyTorch's. */
+export interface RMSpropSpec {
+  /** Learning rate. */
+  readonly lr: number;
+  /** Smoothing constant of the running averages. */
+  readonly alpha: number;
+  /** Added to the denominator. */
+  readonly eps: number;
+  /** L2 penalty added to the gradient (0: none). */
+  readonly weightDecay: number;
+  /** Momentum factor (0: no momentum buffer). */
+  readonly momentum: number;
+  /** Divide by an estimate of the variance (the running mean of the gradient subtracted). */
+  readonly centered: boolean;
+  /** Ascend the objective: the gradient is negated. */
+  readonly maximize: boolean;
 }
 
 /** The names of the optional fused kernels. */

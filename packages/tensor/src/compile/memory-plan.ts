@@ -124,6 +124,8 @@ function groupBy(lifetimes: ReadonlyMap<unknown, Lifetime>, key: (l: Lifetime) =
 const READS_ALL_BUT_LAST = new Set([
   'kernels.unary', 'kernels.binary', 'kernels.compare', 'kernels.where', 'kernels.cast', 'kernels.copy', 'kernels.reduce',
   'kernels.argReduce', 'kernels.matmul', 'kernels.gather', 'fused.softmax', 'fused.logSoftmax', 'fused.addcmul', 'fused.crossEntropy',
+  'fused.maxPool2dBackward',
+  'fused.stridedSum',
 ]);
 
 /** The storages a call may write: its output for the kernels above, every storage it names for any other. */

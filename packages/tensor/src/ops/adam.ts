@@ -2,9 +2,8 @@
 // parameter and runs its decomposition when it returns false (no kernel, fusion disabled, or
 // tensors the kernel does not take: mixed dtypes or devices, non-contiguous storage).
 import type { AdamSpec } from '../backend/contract.js';
-import { backendOf, ref } from '../dispatch/run.js';
 import type { Tensor } from '../tensor/tensor.js';
-import { fusedKernel } from '../dispatch/fused.js';
+import { fusedUpdate } from './fused-update.js';
 
 /** The state tensors of one parameter, as @core/optim's Adam keeps them. */
 export interface FusedAdamTensors {
@@ -28,17 +27,7 @@ export interface FusedAdamTensors {
  */
 export function fusedAdamStep(tensors: FusedAdamTensors, spec: AdamSpec): boolean {
   const { param, grad, expAvg, expAvgSq, maxExpAvgSq } = tensors;
-  const all = maxExpAvgSq ? [param, grad, expAvg, expAvgSq, maxExpAvgSq] : [param, grad, expAvg, expAvgSq];
-  if (!param.dtype.isFloatingPoint || param.numel() === 0) return false;
-  for (const t of all) {
-    if (t.dtype !== param.dtype || !t.device.equals(param.device) || t.numel() !== param.numel() || !t.isContiguous()) return false;
-  }
-  const backend = backendOf(param.device);
-  if (!backend.capabilities.dtypes[param.dtype.name]?.compute) return false;
-  const kernel = fusedKernel(backend, 'adamw');
-  if (!kernel) return false;
-  const flat = (t: Tensor) => ({ ...ref(t), shape: [t.numel()], strides: [1] });
-  kernel(flat(param), flat(grad), flat(expAvg), flat(expAvgSq), maxExpAvgSq ? flat(maxExpAvgSq) : null, spec);
-  for (const t of [param, expAvg, expAvgSq, ...(maxExpAvgSq ? [maxExpAvgSq] : [])]) t._storage.bumpVersion();
-  return true;
+  return fusedUpdate('adamw', param, grad, [expAvg, expAvgSq, maxExpAvgSq], (kernel, flat) => {
+    kernel(flat(param), flat(grad), flat(expAvg), flat(expAvgSq), maxExpAvgSq ? flat(maxExpAvgSq) : null, spec);
+  });
 }
