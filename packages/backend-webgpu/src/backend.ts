@@ -1,4 +1,4 @@
-import type { Backend, Capabilities, DTypeName, DTypeSupport, HostArray, MemoryStats, PreparedCall, PreparedProgram, WriteHint } from '@core/tensor';
+import type { Backend, Capabilities, DTypeName, DTypeSupport, HostArray, MemoryStats, PreparedCall, PreparedProgram, PrepareOptions, WriteHint } from '@core/tensor';
 import { acquireDevice, SOFTWARE_ADAPTER, type AcquireOptions, type AcquiredDevice } from './device.js';
 import type { WebGPUType } from './gpu-types.js';
 import { WebGPUBufferLimitError } from './errors.js';
@@ -251,9 +251,9 @@ function makeBackend(device: GPUDevice, shaderF16: boolean, adapterInfo: string)
     kernels,
     fused,
 
-    prepare(calls: readonly PreparedCall[]): PreparedProgram {
+    prepare(calls: readonly PreparedCall[], options?: PrepareOptions<WebGPUStorage>): PreparedProgram {
       const temps = { allocate: (dtype: DTypeName, numel: number) => allocate(dtype, numel, 'temporary'), release: releaseStorage };
-      return new WebGPUPreparedProgram(rt, temps, calls);
+      return new WebGPUPreparedProgram(rt, temps, calls, env, options?.deadAfter);
     },
 
     stats() {

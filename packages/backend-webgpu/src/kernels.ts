@@ -6,6 +6,7 @@ import type {
   ScatterMode, TensorRef, UnaryOp,
 } from '@core/tensor';
 import { float32ToBFloat16Bits, float32ToFloat16Bits } from '@core/tensor';
+import type { ElementBody, ElementCall, ElementOperand } from './fusion.js';
 import type { KernelSource, Runtime } from './runtime.js';
 import { deviceItemSize, type WebGPUStorage } from './storage.js';
 import { ATTENTION_ROWS, attentionMain, attentionPlan } from './wgsl/attention.js';
@@ -114,19 +115,27 @@ export function createKernels(ctx: KernelContext): { kernels: Kernels<WebGPUStor
     return copyOut;
   }
 
-  /** One thread per element of `out`, walking inputs and out by their strides. */
-  function elementwise(name: string, inputs: Ref[], out: Ref, stmt: string, extras: number[] = []): void {
+  /**
+   * One thread per element of `out`, walking inputs and out by their strides; `body` makes the
+   * element (fusion.ts) from the inputs and the words of `extras`. A prepared program may fuse the
+   * call with its neighbours.
+   */
+  function elementwise(name: string, inputs: Ref[], out: Ref, body: ElementBody, extras: readonly number[] = []): void {
+    const n = inputs.length + 1;
+    const store = body({ ld: (k) => `a${k}_ld(pos${k})`, raw: (k) => `a${k}_raw(pos${k})`, extra: (j) => `P[eb + ${j}u]`, zero: `P[eb + ${extras.length}u]` });
     if (sizeOf(out.shape) === 0) return;
     const ins = inputs.map((r) => detach(r, out));
     const ops: Operand[] = [...ins.map((r, k): Operand => ({ name: `a${k}`, dtype: r.dtype, access: 'r' })), { name: 'o', dtype: out.dtype, access: 'w' }];
-    const n = ops.length;
+    const stmt = 'st' in store ? `o_st(pos${n - 1}, ${store.st});` : `o_wraw(pos${n - 1}, ${store.raw});`;
     const kernel: KernelSource = {
       key: `${name}|${ops.map((o) => tg(o.dtype)).join(',')}`,
       bindings: ops.map((o) => o.access),
       source: () => shader(env, ops, `${MAIN_SIGNATURE} {${THREAD_INDEX}\n${walk(n)}\n  let eb = ${extrasBase(n)}u;\n  ${stmt}\n}`),
     };
-    const { params, numel } = walkParams(out.shape, [...ins.map((r) => r.strides), out.strides], [...ins.map((r) => r.offset), out.offset], extras, name);
-    rt.dispatch(kernel, [...ins.map((r) => r.storage.buffer), out.storage.buffer], params, groupsFor(numel));
+    const { params, numel } = walkParams(out.shape, [...ins.map((r) => r.strides), out.strides], [...ins.map((r) => r.offset), out.offset], [...extras, 0], name);
+    const operand = (r: Ref): ElementOperand => ({ buffer: r.storage.buffer, dtype: r.dtype, strides: r.strides, offset: r.offset });
+    const element: ElementCall = { shape: out.shape, inputs: ins.map(operand), out: operand(out), body, extras };
+    rt.dispatch(kernel, [...ins.map((r) => r.storage.buffer), out.storage.buffer], params, groupsFor(numel), element);
   }
 
   function isLogical(op: string): boolean {
@@ -136,8 +145,7 @@ export function createKernels(ctx: KernelContext): { kernels: Kernels<WebGPUStor
   function unary(op: UnaryOp, x: Ref, out: Ref): void {
     checkShape(`unary ${op}`, 'out', out, x.shape);
     if (!isLogical(op)) checkDType(`unary ${op}`, 'out', out, x.dtype);
-    const e = unaryExpr(op, x.dtype, 'a0_ld(pos0)');
-    elementwise(`unary:${op}`, [x], out, `o_st(pos1, ${storeExpr(e, x.dtype, out.dtype)});`);
+    elementwise(`unary:${op}`, [x], out, (a) => ({ st: storeExpr(unaryExpr(op, x.dtype, a.ld(0)), x.dtype, out.dtype) }));
   }
 
   function binary(op: BinaryOp, a: Ref, b: Ref, out: Ref): void {
@@ -146,8 +154,7 @@ export function createKernels(ctx: KernelContext): { kernels: Kernels<WebGPUStor
     checkShape(what, 'b', b, out.shape);
     checkDType(what, 'b', b, a.dtype);
     if (!isLogical(op)) checkDType(what, 'out', out, a.dtype);
-    const e = binaryExpr(op, a.dtype, 'a0_ld(pos0)', 'a1_ld(pos1)');
-    elementwise(`binary:${op}`, [a, b], out, `o_st(pos2, ${storeExpr(e, a.dtype, out.dtype)});`);
+    elementwise(`binary:${op}`, [a, b], out, (v) => ({ st: storeExpr(binaryExpr(op, a.dtype, v.ld(0), v.ld(1)), a.dtype, out.dtype) }));
   }
 
   function compare(op: CompareOp, a: Ref, b: Ref, out: Ref): void {
@@ -155,8 +162,7 @@ export function createKernels(ctx: KernelContext): { kernels: Kernels<WebGPUStor
     checkShape(what, 'a', a, out.shape);
     checkShape(what, 'b', b, out.shape);
     checkDType(what, 'b', b, a.dtype);
-    const e = compareExpr(op, a.dtype, 'a0_ld(pos0)', 'a1_ld(pos1)');
-    elementwise(`compare:${op}`, [a, b], out, `o_st(pos2, ${storeExpr(e, a.dtype, out.dtype)});`);
+    elementwise(`compare:${op}`, [a, b], out, (v) => ({ st: storeExpr(compareExpr(op, a.dtype, v.ld(0), v.ld(1)), a.dtype, out.dtype) }));
   }
 
   function where(cond: Ref, a: Ref, b: Ref, out: Ref): void {
@@ -165,8 +171,10 @@ export function createKernels(ctx: KernelContext): { kernels: Kernels<WebGPUStor
     checkShape('where', 'b', b, out.shape);
     checkDType('where', 'a', a, out.dtype);
     checkDType('where', 'b', b, out.dtype);
-    const c = valueType(cond.dtype) === 'f32' ? 'f_truthy(a0_ld(pos0))' : '(a0_ld(pos0) != 0i)';
-    elementwise('where', [cond, a, b], out, `o_wraw(pos3, select(a2_raw(pos2), a1_raw(pos1), ${c}));`);
+    elementwise('where', [cond, a, b], out, (v) => {
+      const c = valueType(cond.dtype) === 'f32' ? `f_truthy(${v.ld(0)})` : `(${v.ld(0)} != 0i)`;
+      return { raw: `select(${v.raw(2)}, ${v.raw(1)}, ${c})` };
+    });
   }
 
   function cast(x: Ref, out: Ref): void {
@@ -175,7 +183,7 @@ export function createKernels(ctx: KernelContext): { kernels: Kernels<WebGPUStor
       copy(x, out);
       return;
     }
-    elementwise('cast', [x], out, `o_st(pos1, ${convert('a0_ld(pos0)', x.dtype, out.dtype)});`);
+    elementwise('cast', [x], out, (v) => ({ st: convert(v.ld(0), x.dtype, out.dtype) }));
   }
 
   function copy(x: Ref, out: Ref): void {
@@ -193,11 +201,11 @@ export function createKernels(ctx: KernelContext): { kernels: Kernels<WebGPUStor
         return;
       }
     }
-    elementwise('copy', [x], out, 'o_wraw(pos1, a0_raw(pos0));');
+    elementwise('copy', [x], out, (v) => ({ raw: v.raw(0) }));
   }
 
   function fill(out: Ref, value: number): void {
-    elementwise('fill', [], out, `o_wraw(pos0, P[eb]);`, [encodeScalar(out.dtype, value)]);
+    elementwise('fill', [], out, (v) => ({ raw: v.extra(0) }), [encodeScalar(out.dtype, value)]);
   }
 
   function checkReducedShape(what: string, x: Ref, reduced: readonly number[], out: Ref): void {
@@ -990,9 +998,7 @@ ${MAIN_SIGNATURE} {${THREAD_INDEX}
       checkShape(what, name, r, out.shape);
       checkDType(what, name, r, out.dtype);
     }
-    const stmt = `let p = bitcast<f32>(bitcast<u32>(a1_ld(pos1) * a2_ld(pos2)) ^ P[eb]);
-  o_st(pos3, a0_ld(pos0) + p);`;
-    elementwise(what, [x, t1, t2], out, stmt, [0]);
+    elementwise(what, [x, t1, t2], out, (v) => ({ st: `(${v.ld(0)} + bitcast<f32>(bitcast<u32>(${v.ld(1)} * ${v.ld(2)}) ^ ${v.zero}))` }));
   }
 
   /**
@@ -1051,7 +1057,7 @@ ${MAIN_SIGNATURE} {${THREAD_INDEX}
   const kernels: Kernels<WebGPUStorage> = {
     unary, binary, compare, where, cast, copy, fill, reduce, argReduce, matmul, gather, scatterAdd, random, argsort, cumulative, scatter,
   };
-  const fused: FusedKernels<WebGPUStorage> = {
+  const fused: WebGPUFusedKernels = {
     softmax: (x, dim, out) => softmaxLike('softmax', x, dim, out),
     logSoftmax: (x, dim, out) => softmaxLike('logSoftmax', x, dim, out),
     crossEntropy,

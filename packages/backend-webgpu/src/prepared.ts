@@ -7,10 +7,15 @@
 // their recorded commands: their parameters are rewritten (their slots come first in the program's
 // buffer, so one writeBuffer covers them), their uploads refilled, a bind group rebuilt only where
 // a storage changed. Nothing is queued when one of them now queues other work: run() says so.
+// Runs of elementwise calls become one generated kernel each (fusion.ts); an output that core says
+// nothing reads after the run stays in registers, and a varying member's new arguments are put
+// into the fused dispatch.
 import type { DTypeName, PreparedCall, PreparedProgram } from '@core/tensor';
 import { WebGPUError } from './errors.js';
+import { FusionChain, sameLayout, type ElementCall, type FusedMember } from './fusion.js';
 import { PARAM_SLOT_BYTES, PARAM_SLOT_WORDS, type CommandSink, type KernelSource, type Runtime } from './runtime.js';
 import { Usage, WebGPUStorage } from './storage.js';
+import type { ShaderEnv } from './wgsl/gen.js';
 
 interface Dispatch {
   readonly kind: 'dispatch';
@@ -24,6 +29,8 @@ interface Dispatch {
   buffers: readonly GPUBuffer[];
   bindGroup: GPUBindGroup;
   groups: readonly [number, number, number];
+  /** An elementwise call's description, for fusion. */
+  readonly element?: ElementCall;
 }
 
 interface Copy {
@@ -42,8 +49,29 @@ type Command = Dispatch | Copy;
 interface Call {
   readonly run: () => void;
   readonly varies: boolean;
-  readonly commands: [first: number, count: number];
+  commands: [first: number, count: number];
   readonly temps: [first: number, count: number];
+  /** A varying call fused into another dispatch: where its new arguments go. */
+  member?: Member;
+}
+
+/** A call's part of a fused dispatch. */
+interface Member {
+  readonly fusion: Fusion;
+  /** The kernel it queued, as recorded. */
+  readonly key: string;
+  readonly element: ElementCall;
+  readonly at: FusedMember;
+  /** The buffers of its inputs now (a varying call's change at each run). */
+  readonly inputs: GPUBuffer[];
+}
+
+/** A fused dispatch with a varying member, and what its members need. */
+interface Fusion {
+  readonly dispatch: Dispatch;
+  readonly members: readonly Member[];
+  /** The buffers it writes: no input may be rebound to them. */
+  readonly written: readonly GPUBuffer[];
 }
 
 /** How the program gets and gives back temporaries: the backend's own storage pool. */
@@ -80,12 +108,22 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
   private released = false;
   /** While recording a call that varies (the storages of the others are noted). */
   private varying = false;
+  /** Outputs of fused calls kept in registers: their storages do not get those values. */
+  private readonly elided = new Set<GPUBuffer>();
+  /** While updating a fused varying call: its member, and whether its dispatch came. */
+  private member: Member | null = null;
+  private memberSeen = false;
+  /** The fused dispatches with varying members. */
+  private readonly fusions: Fusion[] = [];
   readonly description: string;
 
+  /** `deadAfter`: per call, the storages nothing reads after it (PrepareOptions.deadAfter). */
   constructor(
     private readonly rt: Runtime,
     private readonly allocator: TempAllocator,
     calls: readonly PreparedCall[],
+    env: ShaderEnv,
+    deadAfter?: readonly (readonly WebGPUStorage[])[],
   ) {
     rt.sink = this;
     try {
@@ -105,7 +143,9 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
       rt.sink = null;
       this.varying = false;
     }
+    const fused = this.fuse(env, deadAfter);
     const dispatches = this.commands.filter((c): c is Dispatch => c.kind === 'dispatch');
+    this.dispatchCount = dispatches.length;
     const varying = dispatches.filter((d) => d.varies);
     const order = [...varying, ...dispatches.filter((d) => !d.varies)];
     this.varyingSlots = varying.length;
@@ -118,6 +158,7 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
     const copies = this.commands.length - this.dispatchCount;
     this.description =
       `webgpu: ${this.dispatchCount} dispatches${copies > 0 ? ` and ${copies} copies` : ''} with bind groups built once, ` +
+      (fused.kernels > 0 ? `${fused.kernels} of them fused elementwise kernels in place of ${fused.calls} calls, ` : '') +
       `one command buffer per run, ${this.calls.filter((c) => c.varies).length} of ${calls.length} calls run again per replay for their new arguments`;
   }
 
@@ -127,6 +168,7 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
   }
 
   private next(kind: Command['kind']): Command {
+    if (this.member !== null) throw new Mismatch();
     const c = this.commands[this.cursor++];
     if (c === undefined || c.kind !== kind) throw new Mismatch();
     return c;
@@ -138,7 +180,11 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
     return this.rt.device.createBindGroup({ layout, entries });
   }
 
-  dispatch(kernel: KernelSource, buffers: readonly GPUBuffer[], params: Uint32Array, groups: readonly [number, number, number]): void {
+  dispatch(kernel: KernelSource, buffers: readonly GPUBuffer[], params: Uint32Array, groups: readonly [number, number, number], element?: ElementCall): void {
+    if (this.member !== null) {
+      this.updateMember(this.member, kernel, element);
+      return;
+    }
     if (this.updating) {
       const d = this.next('dispatch') as Dispatch;
       if (d.key !== kernel.key) throw new Mismatch();
@@ -146,6 +192,7 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
       this.params.set(params, d.slot * PARAM_SLOT_WORDS);
       d.groups = groups;
       if (!sameBuffers(d.buffers, buffers)) {
+        if (buffers.some((b) => this.elided.has(b) && !d.buffers.includes(b))) throw new Mismatch();
         d.buffers = [...buffers];
         d.bindGroup = this.bindGroup(d.layout, d.slot, d.buffers);
       }
@@ -155,13 +202,109 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
     // The slot is the dispatch's index until every dispatch is known; the bind group comes then too.
     const slot = this.dispatchCount++;
     this.recorded.push(params.slice());
-    this.commands.push({ kind: 'dispatch', key: kernel.key, pipeline, layout, slot, varies: this.varying, buffers: [...buffers], bindGroup: null as unknown as GPUBindGroup, groups });
+    this.commands.push({ kind: 'dispatch', key: kernel.key, pipeline, layout, slot, varies: this.varying, buffers: [...buffers], bindGroup: null as unknown as GPUBindGroup, groups, element });
+  }
+
+  /**
+   * Replaces each run of consecutive calls that queued one elementwise dispatch each by one fused
+   * dispatch (see FusionChain); a member's output stays in registers when `deadAfter` says nothing
+   * reads it after the run. A varying member's new arguments go to the fused dispatch (see
+   * updateMember). Returns how many fused kernels replace how many calls.
+   */
+  private fuse(env: ShaderEnv, deadAfter: readonly (readonly WebGPUStorage[])[] | undefined): { kernels: number; calls: number } {
+    const dead = this.calls.map((_, i) => new Set((deadAfter?.[i] ?? []).map((s) => s.buffer)));
+    const maxBindings = this.rt.device.limits.maxStorageBuffersPerShaderStage - 1;
+    const commands: Command[] = [];
+    const result = { kernels: 0, calls: 0 };
+    let run: { calls: number[]; chain: FusionChain } | null = null;
+    const keep = (ci: number) => {
+      const [first, count] = this.calls[ci]!.commands;
+      this.calls[ci]!.commands = [commands.length, count];
+      commands.push(...this.commands.slice(first, first + count));
+    };
+    const close = () => {
+      if (run === null) return;
+      const { calls, chain } = run;
+      run = null;
+      const f = calls.length > 1 ? chain.build((k, until) => !calls.slice(k, until).some((ci) => dead[ci]!.has(chain.members[k]!.out.buffer))) : null;
+      if (f === null) {
+        calls.forEach(keep);
+        return;
+      }
+      const { pipeline, layout } = this.rt.pipeline(f.kernel);
+      const slot = this.recorded.push(f.params) - 1;
+      const varies = calls.some((ci) => this.calls[ci]!.varies);
+      const dispatch: Dispatch = { kind: 'dispatch', key: f.kernel.key, pipeline, layout, slot, varies, buffers: f.buffers, bindGroup: null as unknown as GPUBindGroup, groups: f.groups };
+      const members: Member[] = [];
+      const fusion: Fusion = { dispatch, members, written: f.written };
+      calls.forEach((ci, k) => {
+        const c = this.calls[ci]!;
+        const element = chain.members[k]!;
+        const member: Member = { fusion, key: (this.commands[c.commands[0]] as Dispatch).key, element, at: f.members[k]!, inputs: element.inputs.map((i) => i.buffer) };
+        members.push(member);
+        c.commands = [commands.length, 0];
+        if (c.varies) c.member = member;
+      });
+      if (varies) this.fusions.push(fusion);
+      commands.push(dispatch);
+      for (const b of f.elided) this.elided.add(b);
+      result.kernels++;
+      result.calls += calls.length;
+    };
+    this.calls.forEach((c, ci) => {
+      const only = c.commands[1] === 1 && c.temps[1] === 0 ? this.commands[c.commands[0]] : undefined;
+      const element = only?.kind === 'dispatch' ? only.element : undefined;
+      if (element === undefined) {
+        close();
+        keep(ci);
+        return;
+      }
+      if (run?.chain.add(element)) {
+        run.calls.push(ci);
+        return;
+      }
+      close();
+      const chain = new FusionChain(env, maxBindings, PARAM_SLOT_WORDS);
+      if (chain.add(element)) run = { calls: [ci], chain };
+      else keep(ci);
+    });
+    close();
+    this.commands.splice(0, this.commands.length, ...commands);
+    return result;
+  }
+
+  /**
+   * A varying call fused into a dispatch ran again: the same kernel over the same shape and
+   * layouts, its output where it was. Its new extras are written into the dispatch's parameters; an
+   * input now in another buffer is rebound, where the buffer is none the dispatch writes (update()
+   * checks that the members sharing a binding agree). Anything else is a Mismatch.
+   */
+  private updateMember(m: Member, kernel: KernelSource, element: ElementCall | undefined): void {
+    const was = m.element;
+    const d = m.fusion.dispatch;
+    if (this.memberSeen || kernel.key !== m.key || element === undefined || element.inputs.length !== was.inputs.length || element.extras.length !== was.extras.length) throw new Mismatch();
+    if (element.out.buffer !== was.out.buffer || !sameLayout(element.out, was.out) || element.shape.some((n, i) => n !== was.shape[i])) throw new Mismatch();
+    this.memberSeen = true;
+    let buffers = d.buffers;
+    element.inputs.forEach((input, i) => {
+      const b = m.at.inputs[i]!;
+      if (!sameLayout(input, was.inputs[i]!)) throw new Mismatch();
+      if (input.buffer === m.inputs[i]) return;
+      if (b < 0 || m.fusion.written.includes(buffers[b]!) || m.fusion.written.includes(input.buffer) || this.elided.has(input.buffer)) throw new Mismatch();
+      m.inputs[i] = input.buffer;
+      buffers = buffers.map((x, j) => (j === b ? input.buffer : x));
+    });
+    this.params.set(element.extras, d.slot * PARAM_SLOT_WORDS + m.at.extras);
+    if (buffers !== d.buffers) {
+      d.buffers = buffers;
+      d.bindGroup = this.bindGroup(d.layout, d.slot, buffers);
+    }
   }
 
   copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, bytes: number): void {
     if (this.updating) {
       const c = this.next('copy') as Copy;
-      if (c.upload) throw new Mismatch();
+      if (c.upload || (this.elided.has(src) && c.src !== src) || (this.elided.has(dst) && c.dst !== dst)) throw new Mismatch();
       Object.assign(c, { src, srcOffset, dst, dstOffset, bytes });
       return;
     }
@@ -170,7 +313,7 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
 
   upload(buffer: GPUBuffer, byteOffset: number, data: ArrayBufferView): void {
     const bytes = data.byteLength;
-    if (this.updating) {
+    if (this.updating || this.member !== null) {
       const c = this.next('copy') as Copy;
       if (!c.upload || c.bytes !== bytes) throw new Mismatch();
       c.dst = buffer;
@@ -188,6 +331,7 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
   /** A temporary of a call: allocated (and kept) while recording, the same one again while updating. */
   temp(dtype: DTypeName, numel: number): WebGPUStorage {
     if (this.updating) {
+      if (this.member !== null) throw new Mismatch();
       const t = this.temps[this.tempCursor++];
       if (t === undefined || t.dtype !== dtype || t.numel !== numel) throw new Mismatch();
       return t;
@@ -238,16 +382,20 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
         if (!c.varies) continue;
         this.cursor = c.commands[0];
         this.tempCursor = c.temps[0];
+        this.member = c.member ?? null;
+        this.memberSeen = false;
         c.run();
-        if (this.cursor !== c.commands[0] + c.commands[1] || this.tempCursor !== c.temps[0] + c.temps[1]) return false;
+        if (this.cursor !== c.commands[0] + c.commands[1] || this.tempCursor !== c.temps[0] + c.temps[1] || (c.member !== undefined && !this.memberSeen)) return false;
       }
-      return true;
+      // Every member reads what its fused dispatch binds now (inputs sharing a binding moved together).
+      return this.fusions.every(({ dispatch, members }) => members.every((m) => m.at.inputs.every((b, i) => b < 0 || dispatch.buffers[b] === m.inputs[i])));
     } catch (e) {
       if (e instanceof Mismatch) return false;
       throw e;
     } finally {
       this.cursor = -1;
       this.tempCursor = -1;
+      this.member = null;
       this.rt.sink = null;
     }
   }

@@ -5,6 +5,7 @@
 // buffers, and the sticky error state (device loss, out-of-memory, validation) that later
 // operations report as typed errors. While a prepared program (prepared.ts) records or updates its
 // commands, dispatches, copies and host writes go to it (`sink`) instead.
+import type { ElementCall } from './fusion.js';
 import { WebGPUDeviceLostError, WebGPUError, WebGPUOutOfMemoryError, WebGPUValidationError } from './errors.js';
 import { BufferPool, MapMode, Usage } from './storage.js';
 
@@ -34,7 +35,7 @@ interface CachedPipeline {
  * prepared.ts) instead of to the device: the runtime hands over every dispatch, copy and host write.
  */
 export interface CommandSink {
-  dispatch(kernel: KernelSource, buffers: readonly GPUBuffer[], params: Uint32Array, groups: readonly [number, number, number]): void;
+  dispatch(kernel: KernelSource, buffers: readonly GPUBuffer[], params: Uint32Array, groups: readonly [number, number, number], element?: ElementCall): void;
   copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, bytes: number): void;
   upload(buffer: GPUBuffer, byteOffset: number, data: ArrayBufferView): void;
 }
@@ -181,14 +182,14 @@ export class Runtime {
 
   /**
    * Queue one dispatch: `params` fills the slot bound at binding 0, `buffers` are bindings 1..n,
-   * `groups` the workgroup counts.
+   * `groups` the workgroup counts. `element` describes an elementwise call that a prepared program may fuse.
    */
-  dispatch(kernel: KernelSource, buffers: readonly GPUBuffer[], params: Uint32Array, groups: readonly [number, number, number]): void {
+  dispatch(kernel: KernelSource, buffers: readonly GPUBuffer[], params: Uint32Array, groups: readonly [number, number, number], element?: ElementCall): void {
     this.check();
     if (groups[0] === 0 || groups[1] === 0 || groups[2] === 0) return;
     if (params.length > PARAM_SLOT_WORDS) throw new Error(`webgpu: ${params.length} parameter words exceed a slot (${PARAM_SLOT_WORDS})`);
     if (this.sink) {
-      this.sink.dispatch(kernel, buffers, params, groups);
+      this.sink.dispatch(kernel, buffers, params, groups, element);
       return;
     }
     if (this.slots === ARENA_SLOTS) this.flush();

@@ -1,5 +1,7 @@
-// Shared by the tests: the configuration under test (set by test/run.mjs) and a started backend,
-// failing loudly, with the install hint, when WebGPU has no adapter.
+// Shared by the tests: the configuration under test (set by test/run.mjs), a started backend
+// (failing loudly, with the install hint, when WebGPU has no adapter), registered if asked, and
+// the float32 bits of a tensor for bit-for-bit comparisons.
+import { registerBackend, type Tensor } from '@core/tensor';
 import { createWebGPUBackend, NODE_INSTALL_HINT, type WebGPUBackend, type WebGPUBackendOptions } from '../src/index.js';
 
 export type Config = 'lavapipe' | 'swiftshader';
@@ -16,4 +18,16 @@ export async function startBackend(options: WebGPUBackendOptions = {}): Promise<
         `  (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? 'unset'}; run them with \`pnpm --filter @core/backend-webgpu test\`, which sets it; ${NODE_INSTALL_HINT})`,
     );
   }
+}
+
+/** Starts the backend and registers it as the 'webgpu' device (priority 200). */
+export async function registeredBackend(options: WebGPUBackendOptions = {}): Promise<WebGPUBackend> {
+  const backend = await startBackend(options);
+  registerBackend({ name: 'webgpu', priority: 200, create: () => backend });
+  return backend;
+}
+
+/** A tensor's values as float32 bit patterns (converted to float32 first), for bit-for-bit comparisons. */
+export async function float32Bits(t: Tensor): Promise<number[]> {
+  return Array.from(new Uint32Array(new Float32Array(await t.float().data()).buffer));
 }

@@ -47,6 +47,29 @@ export function tag(env: ShaderEnv, dtype: DTypeName): string {
   return `${dtype}:${layoutOf(env, dtype)}`;
 }
 
+/** How an element's bits (a u32, 16-bit types in the low half) and its value convert into each other, in WGSL. */
+export interface BitsCodec {
+  /** The value (f32 or i32, see valueType) of the bits `raw`. */
+  value(raw: string): string;
+  /** The bits stored for the value `v` (rounded to nearest even for the half types). */
+  bits(v: string): string;
+}
+
+/**
+ * The conversions of `dtype`'s elements between bits and values, as every accessor does them; null
+ * for native f16 storage, whose accessors read and write f16 directly.
+ */
+export function bitsCodec(env: ShaderEnv, dtype: DTypeName): BitsCodec | null {
+  switch (dtype) {
+    case 'float32': return { value: (r) => `bitcast<f32>(${r})`, bits: (v) => `bitcast<u32>(${v})` };
+    case 'float16': return layoutOf(env, dtype) === 'n16' ? null : { value: (r) => `f16_to_f32(${r})`, bits: (v) => `f32_to_f16(${v})` };
+    case 'bfloat16': return { value: (r) => `bf16_to_f32(${r})`, bits: (v) => `f32_to_bf16(${v})` };
+    case 'int32': return { value: (r) => `bitcast<i32>(${r})`, bits: (v) => `bitcast<u32>(${v})` };
+    case 'bool': return { value: (r) => `select(0i, 1i, ${r} != 0u)`, bits: (v) => `select(0u, 1u, ${v} != 0i)` };
+    default: throw new TypeError(`webgpu: no kernels for ${dtype}`);
+  }
+}
+
 function accessors(env: ShaderEnv, op: Operand, binding: number): string {
   const { name: X, dtype, access } = op;
   const layout = layoutOf(env, dtype);
@@ -60,16 +83,10 @@ function accessors(env: ShaderEnv, op: Operand, binding: number): string {
   else if (w) lines.push(`fn ${X}_raw(p: u32) -> u32 { return (atomicLoad(&${X}[p >> 1u]) >> ((p & 1u) * 16u)) & 0xffffu; }`);
   else lines.push(`fn ${X}_raw(p: u32) -> u32 { return (${X}[p >> 1u] >> ((p & 1u) * 16u)) & 0xffffu; }`);
   // values
-  switch (dtype) {
-    case 'float32': lines.push(`fn ${X}_ld(p: u32) -> f32 { return bitcast<f32>(${X}_raw(p)); }`); break;
-    case 'float16':
-      lines.push(layout === 'n16' ? `fn ${X}_ld(p: u32) -> f32 { return f32(${X}[p]); }` : `fn ${X}_ld(p: u32) -> f32 { return f16_to_f32(${X}_raw(p)); }`);
-      break;
-    case 'bfloat16': lines.push(`fn ${X}_ld(p: u32) -> f32 { return bf16_to_f32(${X}_raw(p)); }`); break;
-    case 'int32': lines.push(`fn ${X}_ld(p: u32) -> i32 { return bitcast<i32>(${X}_raw(p)); }`); break;
-    case 'bool': lines.push(`fn ${X}_ld(p: u32) -> i32 { return select(0i, 1i, ${X}_raw(p) != 0u); }`); break;
-    default: throw new TypeError(`webgpu: no kernels for ${dtype}`);
-  }
+  const codec = bitsCodec(env, dtype);
+  const vt = valueType(dtype);
+  if (codec === null) lines.push(`fn ${X}_ld(p: u32) -> f32 { return f32(${X}[p]); }`);
+  else lines.push(`fn ${X}_ld(p: u32) -> ${vt} { return ${codec.value(`${X}_raw(p)`)}; }`);
   if (w) {
     if (layout === 'u32') lines.push(`fn ${X}_wraw(p: u32, v: u32) { ${X}[p] = v; }`);
     else if (layout === 'n16') lines.push(`fn ${X}_wraw(p: u32, v: u32) { ${X}[p] = bitcast<vec2<f16>>(v & 0xffffu).x; }`);
@@ -80,14 +97,7 @@ function accessors(env: ShaderEnv, op: Operand, binding: number): string {
   atomicOr(&${X}[p >> 1u], (v & 0xffffu) << sh);
 }`);
     }
-    switch (dtype) {
-      case 'float32': lines.push(`fn ${X}_st(p: u32, v: f32) { ${X}_wraw(p, bitcast<u32>(v)); }`); break;
-      case 'float16': lines.push(`fn ${X}_st(p: u32, v: f32) { ${X}_wraw(p, f32_to_f16(v)); }`); break;
-      case 'bfloat16': lines.push(`fn ${X}_st(p: u32, v: f32) { ${X}_wraw(p, f32_to_bf16(v)); }`); break;
-      case 'int32': lines.push(`fn ${X}_st(p: u32, v: i32) { ${X}_wraw(p, bitcast<u32>(v)); }`); break;
-      case 'bool': lines.push(`fn ${X}_st(p: u32, v: i32) { ${X}_wraw(p, select(0u, 1u, v != 0i)); }`); break;
-      default: break;
-    }
+    lines.push(`fn ${X}_st(p: u32, v: ${vt}) { ${X}_wraw(p, ${codec === null ? 'f32_to_f16(v)' : codec.bits('v')}); }`);
   }
   return lines.join('\n');
 }

@@ -765,9 +765,22 @@ export interface Backend<S = unknown> {
    * hands it the calls a captured step makes between two host reads, once; without it, a replay
    * makes each call again. `prepare` runs every call once to see what it queues, but nothing
    * reaches the device then. The caller keeps every storage the calls use allocated while the
-   * program lives; a storage a call uses that is freed anyway makes `run` throw.
+   * program lives; a storage a call uses that is freed anyway makes `run` throw. `options` (since
+   * 1.6.0) tells what core knows of the storages' uses, so a backend may, say, keep an intermediate
+   * in registers instead of memory.
    */
-  prepare?(calls: readonly PreparedCall[]): PreparedProgram;
+  prepare?(calls: readonly PreparedCall[], options?: PrepareOptions<S>): PreparedProgram;
+}
+
+/** What core tells `Backend.prepare` of a program's storages (since 1.6.0); every member optional. */
+export interface PrepareOptions<S = unknown> {
+  /**
+   * Per call (same length and order as the calls): the storages whose contents nothing reads once
+   * that call has run, neither a later call of the program (until one writes them anew) nor anyone
+   * after the program (the host, the next replay, a returned tensor). A backend may leave such a
+   * storage's last contents unwritten, as long as every read before then still sees them.
+   */
+  readonly deadAfter?: readonly (readonly S[])[];
 }
 
 /** One call of a program `Backend.prepare` builds: a kernel, fused kernel or `write` of that backend. */

@@ -455,7 +455,8 @@ function build(recorder: Recorder, args: readonly unknown[], value: unknown, par
   const constants = planConstants(recorder.steps, recorder.owned, attached, dynamic);
   recorder.disown(constants.merged);
   // What the caller reads after a replay keeps its own storage, as do the constants; the rest share by lifetime.
-  recorder.disown(planMemory(recorder.steps, recorder.owned, new Set([...attached, ...outputHandles(value), ...constants.storages])));
+  const lastUses = new Map<Step, unknown[]>();
+  recorder.disown(planMemory(recorder.steps, recorder.owned, new Set([...attached, ...outputHandles(value), ...constants.storages]), lastUses));
   const slotsOf = (s: CallStep): Slot[] => {
     const slots: Slot[] = [];
     s.args.forEach((a, arg) => {
@@ -469,7 +470,7 @@ function build(recorder: Recorder, args: readonly unknown[], value: unknown, par
     return slots;
   };
   const replayed = recorder.steps.filter((s) => !constants.fills.has(s)).map((s) => (s.kind === 'call' ? { step: s, slots: slotsOf(s) } : s));
-  const steps = prepareRuns(replayed, dynamic);
+  const steps = prepareRuns(replayed, dynamic, lastUses);
   const ends = new Map<number, number>();
   const open: number[] = [];
   steps.forEach((s, i) => {
@@ -573,9 +574,12 @@ function runSteps(p: Program, start: number, handles: readonly unknown[], found:
  * Groups consecutive calls to a backend that has `prepare` (with the host effects among them: they
  * touch no storage, so they may run after the group) into prepared runs, each handed to the
  * backend once. A call varies when its arguments are refilled per replay: input storages (slots)
- * or dynamic scalars.
+ * or dynamic scalars. `lastUses` (from the memory plan) tells the backend which storages' contents
+ * die at each call.
  */
-function prepareRuns(steps: readonly (ReplayCall | Exclude<Step, CallStep>)[], dynamic: ReadonlySet<Step>): (ReplayCall | PreparedRun | Exclude<Step, CallStep>)[] {
+function prepareRuns(
+  steps: readonly (ReplayCall | Exclude<Step, CallStep>)[], dynamic: ReadonlySet<Step>, lastUses: ReadonlyMap<Step, readonly unknown[]>,
+): (ReplayCall | PreparedRun | Exclude<Step, CallStep>)[] {
   const out: (ReplayCall | PreparedRun | Exclude<Step, CallStep>)[] = [];
   // (Cast: TypeScript would narrow a plain `= null` to null for good, not seeing close() reset it.)
   let group = null as { backend: Backend<unknown>; calls: ReplayCall[]; effects: EffectStep[] } | null;
@@ -585,7 +589,7 @@ function prepareRuns(steps: readonly (ReplayCall | Exclude<Step, CallStep>)[], d
     group = null;
     const prepared: PreparedCall[] = calls.map((c) => ({ run: () => makeCall(c), varies: c.slots.length > 0 || dynamic.has(c.step) }));
     try {
-      out.push({ kind: 'prepared', calls, effects, program: backend.prepare!(prepared) });
+      out.push({ kind: 'prepared', calls, effects, program: backend.prepare!(prepared, { deadAfter: calls.map((c) => lastUses.get(c.step) ?? []) }) });
     } catch (e) {
       out.push({ kind: 'prepared', calls, effects, program: null, fallback: `prepare failed: ${(e as Error).message}` });
     }

@@ -29,9 +29,11 @@ interface Lifetime {
  * storage the capture allocated; `pinned` are those that must keep their own allocation: what the
  * caller reads after a replay (the returned value, `.grad` tensors) and what a step refers to
  * other than as a kernel argument or inside an argument list (a branch's flags, a ref inside an
- * object), whose uses the plan cannot see.
+ * object), whose uses the plan cannot see. When `lastUses` is given, it receives for each step the
+ * allocations whose contents die there: the last use of a storage that is neither pinned nor
+ * hidden, after which nothing reads that allocation until a later lifetime writes it.
  */
-export function planMemory(steps: Step[], owned: ReadonlyMap<unknown, OwnedStorage>, pinned: ReadonlySet<unknown>): unknown[] {
+export function planMemory(steps: Step[], owned: ReadonlyMap<unknown, OwnedStorage>, pinned: ReadonlySet<unknown>, lastUses?: Map<Step, unknown[]>): unknown[] {
   const lifetimes = new Map<unknown, Lifetime>();
   const hidden = new Set<unknown>(pinned);
   const use = (handle: unknown, at: number) => {
@@ -75,6 +77,15 @@ export function planMemory(steps: Step[], owned: ReadonlyMap<unknown, OwnedStora
       if (hidden.has(handle)) continue;
       const allocation = target.get(handle) ?? handle;
       free.push({ handle: allocation, numel: owned.get(allocation)!.numel, kind: kindOf(owned.get(allocation)!) });
+    }
+  }
+  if (lastUses !== undefined) {
+    for (const [handle, life] of lifetimes) {
+      if (hidden.has(handle)) continue;
+      const step = steps[life.last]!;
+      const list = lastUses.get(step) ?? [];
+      list.push(target.get(handle) ?? handle);
+      lastUses.set(step, list);
     }
   }
   if (target.size === 0) return [];
