@@ -452,6 +452,33 @@ describe('compile: guards, breaks and fallbacks', () => {
     expect(compiledGrads).toEqual(await Promise.all(e.params.map((p) => bits(p.grad!))));
   });
 
+  it('a compiled opt.step() after a backward pass outside it reads the .grad each call set, as eager does, and leaves it attached', async () => {
+    const data = batches(8);
+    const go = async (compiled: boolean) => {
+      const m = mlp(1);
+      const opt = new SGD(m.params, { lr: 0.1, momentum: 0.9 });
+      const update = compiled ? compile(() => opt.step()) : () => opt.step();
+      const losses: number[][] = [];
+      const attached: boolean[] = [];
+      for (const [x, y] of data) {
+        opt.zeroGrad(); // .grad becomes null: backward attaches a new tensor in new memory each call
+        const loss = m.forward(x).sub(y).square().mean();
+        loss.backward();
+        const grads = m.params.map((p) => p.grad);
+        update();
+        attached.push(m.params.every((p, i) => p.grad === grads[i]));
+        losses.push(await bits(loss));
+      }
+      return { losses, attached, params: await Promise.all(m.params.map(bits)), replays: compiled ? (update as ReturnType<typeof compile>).explain().replays : 0 };
+    };
+    const eager = await go(false);
+    const compiled = await go(true);
+    expect(compiled.replays).toBe(5); // momentum buffers appear in call 1: calls 2 and 3 trace
+    expect(compiled.losses).toEqual(eager.losses);
+    expect(compiled.params).toEqual(eager.params);
+    expect(compiled.attached).toEqual(Array<boolean>(8).fill(true));
+  });
+
   it('CORE_COMPILE=0 makes compile a pass-through', () => {
     process.env.CORE_COMPILE = '0';
     let calls = 0;

@@ -118,6 +118,8 @@ interface GradBinding {
   readonly exitArg: number;
   /** Index into the live handles when the entry grad's storage is read by the program. */
   readonly source: number;
+  /** The step left `.grad` as it found it (read it, or wrote into it in place): a replay leaves the one set then. */
+  readonly kept: boolean;
 }
 
 interface Program {
@@ -441,11 +443,12 @@ function build(recorder: Recorder, args: readonly unknown[], value: unknown, par
       if (!sources.has(entry._storage.handle)) sources.set(entry._storage.handle, sources.size);
       source = sources.get(entry._storage.handle)!;
     }
-    const exitArg = tensor.grad === null ? -1 : argTensors.indexOf(tensor.grad);
-    return { tensor, entry: entry === null ? null : viewKey(entry), exit: tensor.grad, exitArg, source };
+    const exit = tensor.grad;
+    const exitArg = exit === null ? -1 : argTensors.indexOf(exit);
+    return { tensor, entry: entry === null ? null : viewKey(entry), exit, exitArg, source, kept: entry !== null && exit === entry };
   });
   recorder.gradEntry.clear();
-  const attached = new Set(grads.flatMap((g) => (g.exit === null ? [] : [g.exit._storage.handle])));
+  const attached = new Set(grads.flatMap((g) => (g.exit === null || g.kept ? [] : [g.exit._storage.handle])));
   const captured = recorder.made
     .filter((t) => recorder.owned.has(t._storage.handle) && !attached.has(t._storage.handle))
     .map((t) => new WeakRef(t));
@@ -635,7 +638,7 @@ function replay(p: Program, args: readonly unknown[]): unknown {
   for (const d of p.recorder.dynamic) (p.recorder.steps[d.step] as CallStep).args[d.arg] = d.compute();
   const finish = () => {
     const argTensors = tensorArgs(args);
-    for (const g of p.grads) g.tensor.grad = g.exitArg >= 0 ? argTensors[g.exitArg]! : g.exit;
+    for (const g of p.grads) if (!g.kept) g.tensor.grad = g.exitArg >= 0 ? argTensors[g.exitArg]! : g.exit;
     return p.output(handles);
   };
   let at = runSteps(p, 0, handles, false);

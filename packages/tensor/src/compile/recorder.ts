@@ -94,7 +94,7 @@ export class Recorder implements CaptureHooks {
   readonly steps: Step[] = [];
   readonly dynamic: DynamicSlot[] = [];
   readonly guards: LibraryGuard[] = [];
-  /** Tensors whose `.grad` changed, with their grad at entry. */
+  /** Tensors whose `.grad` was read or changed, with their grad at entry. */
   readonly gradEntry = new Map<Tensor, Tensor | null>();
   /** Outcome of each branch at capture (true: found inf, the optimizer segment was skipped). */
   readonly branches: boolean[] = [];
@@ -210,8 +210,8 @@ export class Recorder implements CaptureHooks {
     this.broken = true; // the rest of this call runs eagerly
   }
 
-  gradSet(t: Tensor): void {
-    if (this.active && !this.gradEntry.has(t)) this.gradEntry.set(t, t.grad);
+  gradSet(t: Tensor, current: Tensor | null): void {
+    if (this.active && !this.gradEntry.has(t)) this.gradEntry.set(t, current);
   }
 
   // ---- what library code declares (participants.ts) ----

@@ -56,8 +56,8 @@ export interface CaptureHooks {
   hostRead(op: string, remedy: string): void;
   /** Break the capture: throw `error`, or (onBreak: 'eager') let the call go on eagerly. */
   fail(error: CompileError): void;
-  /** `t.grad` is about to change. */
-  gradSet(t: Tensor): void;
+  /** `t.grad`, now `current`, is read or about to change. */
+  gradSet(t: Tensor, current: Tensor | null): void;
 }
 
 /** @internal The capture in progress, or null. */

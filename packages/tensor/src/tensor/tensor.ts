@@ -52,12 +52,14 @@ export class Tensor {
 
   /** The gradient accumulated by `backward()` (leaves, and tensors that called `retainGrad()`). */
   get grad(): Tensor | null {
+    // A compiled step that only reads .grad (an opt.step() after a backward outside) binds the one set now at each replay.
+    if (this._grad !== null) compileState.recorder?.gradSet(this, this._grad);
     return this._grad;
   }
 
   /** Set or clear the gradient (`null`), as `backward()` and `zeroGrad()` do. */
   set grad(g: Tensor | null) {
-    compileState.recorder?.gradSet(this); // a compiled step re-attaches grads it changes
+    compileState.recorder?.gradSet(this, this._grad); // a compiled step re-attaches grads it changes
     this._grad = g;
   }
 
