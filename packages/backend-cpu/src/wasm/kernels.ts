@@ -280,7 +280,7 @@ export function wasmKernels(rt: WasmRuntime, base: Kernels<CpuStorage>): Kernels
       FLOAT_TYPES[a.dtype]!, FLOAT_TYPES[b.dtype]!, FLOAT_TYPES[out.dtype]!,
     ];
     words.set(fields, at);
-    rt.run('gemm_task', batches * Math.ceil(m / tileM) * Math.ceil(n / tileN));
+    rt.run('gemm_task', batches * Math.ceil(m / tileM) * Math.ceil(n / tileN), threads);
   }
 
   /** The sum over `run`, consecutive axes in increasing order (none: a copy), of contiguous x into contiguous out. */

@@ -174,10 +174,13 @@ export class WasmRuntime {
     return (this.need().exports[name] as (...v: number[]) => number)(...values);
   }
 
-  /** Runs `tasks` tasks of a kernel over the thread pool (or on this thread when one task). */
-  run(kernel: PoolKernel, tasks: number): void {
+  /**
+   * Runs `tasks` tasks of a kernel over the thread pool, or all on this thread when there is one
+   * task or the caller chose one thread (a small GEMM split in tiles: waking a worker costs more).
+   */
+  run(kernel: PoolKernel, tasks: number, threads = this.threads): void {
     const k = this.need();
-    k.pool.run(kernel, k.args, tasks);
+    k.pool.run(kernel, k.args, tasks, threads);
   }
 
   private need(): NonNullable<WasmRuntime['kernels']> {

@@ -154,10 +154,10 @@ export class ThreadPool {
     return Array.from({ length: this.threads }, (_, t) => Atomics.load(this.control, 16 + t));
   }
 
-  /** Runs tasks 0 … tasks−1 of `kernel` over the pool and returns when all are done. */
-  run(kernel: PoolKernel, args: number, tasks: number): void {
+  /** Runs tasks 0 … tasks−1 of `kernel` over the pool (on this thread alone when `threads` is 1) and returns when all are done. */
+  run(kernel: PoolKernel, args: number, tasks: number, threads = this.threads): void {
     const index = KERNEL_NAMES.indexOf(kernel);
-    if (this.threads === 1 || tasks === 1) {
+    if (this.threads === 1 || tasks === 1 || threads === 1) {
       const fn = this.fns[index];
       for (let task = 0; task < tasks; task++) fn(0, task, args);
       return;
