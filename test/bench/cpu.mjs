@@ -9,7 +9,8 @@
 // --only (workload ids or kinds) and --libs make a partial run, which prints but writes nothing.
 // Library ids: ours, ours-compiled (the training steps through compile()), ours-bf16 (the training
 // steps under bf16 autocast), tfjs-cpu, tfjs-wasm,
-// jax-wasm, numpy, torch. The training steps: mlp, mnist-net (pytorch/examples mnist), gpt (nanoGPT).
+// jax-wasm, numpy, torch. The training steps: mlp, mnist-net (pytorch/examples mnist), gpt (nanoGPT),
+// and mlp-tiny and gpt-tiny, overhead-bound sizes where compile()'s replay is what is measured.
 // --budget is the time one library may spend on one workload's timed runs (ms, default 1500).
 import { availableParallelism } from 'node:os';
 import { labels, nchwToNhwc, oihwToHwio, oneHot, randn, transpose, uniform } from './lib/data.mjs';
@@ -31,6 +32,11 @@ const MLP_BATCH = 128;
 const NET_BATCH = 64;
 const GPT_CONFIG = { vocabSize: 65, blockSize: 32, nLayer: 2, nHead: 4, nEmbd: 64 };
 const GPT_BATCH = 8;
+/** Overhead-bound twins of the MLP and GPT steps: the work is next to nothing, so what is timed is the library per step (compile()'s replay). */
+const TINY_MLP_SIZES = [8, 16, 4];
+const TINY_MLP_BATCH = 4;
+const TINY_GPT_CONFIG = { vocabSize: 16, blockSize: 8, nLayer: 2, nHead: 2, nEmbd: 16 };
+const TINY_GPT_BATCH = 2;
 /** Why the JavaScript peers have no cell for the two training programs. */
 const TRAINING_PEERS = 'the training programs are written for ours and PyTorch only';
 
@@ -41,24 +47,8 @@ const WORKLOADS = [
     inputs: () => ({ n, a: randn(n * n, 1), b: randn(n * n, 2) }),
     value: (ms) => (2 * n ** 3) / (ms * 1e6),
   })),
-  {
-    id: 'mlp', kind: 'mlp', workload: 'MLP 784→256→10 train step, batch 128, SGD', unit: 'steps/s', tolerance: TOL_SUMS,
-    // Two warm-up steps: the check compares the losses of steps 1 and 2 (so it covers the update).
-    warmup: 2,
-    inputs: () => {
-      const [inF, hidden, outF] = MLP_SIZES;
-      const w1 = uniform(hidden * inF, 11, 1 / Math.sqrt(inF));
-      const w2 = uniform(outF * hidden, 13, 1 / Math.sqrt(hidden));
-      const y = labels(MLP_BATCH, outF, 15);
-      return {
-        batch: MLP_BATCH, sizes: MLP_SIZES, lr: 0.05,
-        x: randn(MLP_BATCH * inF, 10), labels: y, onehot: oneHot(y, outF),
-        w1, b1: uniform(hidden, 12, 1 / Math.sqrt(inF)), w2, b2: uniform(outF, 14, 1 / Math.sqrt(hidden)),
-        w1t: transpose(w1, hidden, inF), w2t: transpose(w2, outF, hidden),
-      };
-    },
-    value: (ms) => 1000 / ms,
-  },
+  mlp('mlp', MLP_SIZES, MLP_BATCH),
+  mlp('mlp-tiny', TINY_MLP_SIZES, TINY_MLP_BATCH),
   {
     id: 'mnist-net', kind: 'mnistNet', unit: 'steps/s', tolerance: TOL_SUMS, absent: TRAINING_PEERS,
     workload: `pytorch/examples mnist Net train step, batch ${NET_BATCH} of 1×28×28, Adadelta lr 1.0`,
@@ -67,23 +57,8 @@ const WORKLOADS = [
     inputs: () => ({ batch: NET_BATCH, lr: 1.0, x: randn(NET_BATCH * 28 * 28, 60), labels: labels(NET_BATCH, 10, 61), weights: netWeights() }),
     value: (ms) => 1000 / ms,
   },
-  {
-    id: 'gpt', kind: 'gpt', unit: 'steps/s', tolerance: TOL_SUMS, absent: TRAINING_PEERS,
-    workload: `GPT train step (nanoGPT, ${GPT_CONFIG.nLayer} layers, ${GPT_CONFIG.nEmbd} wide, ${GPT_CONFIG.nHead} heads, block ${GPT_CONFIG.blockSize}, ${GPT_CONFIG.vocabSize} tokens), batch ${GPT_BATCH}, AdamW`,
-    warmup: 2,
-    inputs: () => {
-      const { blockSize, vocabSize } = GPT_CONFIG;
-      // Windows of blockSize + 1 tokens: each position's target is the next token.
-      const tokens = labels(GPT_BATCH * (blockSize + 1), vocabSize, 62);
-      const window = (from) => Int32Array.from({ length: GPT_BATCH * blockSize }, (_, i) => tokens[Math.floor(i / blockSize) * (blockSize + 1) + (i % blockSize) + from]);
-      return {
-        batch: GPT_BATCH, config: GPT_CONFIG, idx: window(0), targets: window(1), weights: gptWeights(GPT_CONFIG),
-        // nanoGPT's config/train_shakespeare_char.py (no gradient clipping here).
-        optimizer: { lr: 1e-3, betas: [0.9, 0.99], weightDecay: 0.1 },
-      };
-    },
-    value: (ms) => 1000 / ms,
-  },
+  gpt('gpt', GPT_CONFIG, GPT_BATCH),
+  gpt('gpt-tiny', TINY_GPT_CONFIG, TINY_GPT_BATCH),
   {
     id: 'add-1m', kind: 'add', workload: 'add, 2 × 1M floats', unit: 'GB/s', tolerance: TOL_EXACT,
     inputs: () => ({ a: randn(2 ** 20, 3), b: randn(2 ** 20, 4) }),
@@ -101,6 +76,49 @@ const WORKLOADS = [
     value: (ms) => 1000 / ms,
   },
 ].filter((w) => !only || only.includes(w.id) || only.includes(w.kind));
+
+/** The MLP [in, hidden, out] train step (ReLU, softmax cross-entropy, SGD) on `batch` samples. */
+function mlp(id, sizes, batch) {
+  const [inF, hidden, outF] = sizes;
+  return {
+    id, kind: 'mlp', workload: `MLP ${sizes.join('→')} train step, batch ${batch}, SGD`, unit: 'steps/s', tolerance: TOL_SUMS,
+    // Two warm-up steps: the check compares the losses of steps 1 and 2 (so it covers the update).
+    warmup: 2,
+    inputs: () => {
+      const w1 = uniform(hidden * inF, 11, 1 / Math.sqrt(inF));
+      const w2 = uniform(outF * hidden, 13, 1 / Math.sqrt(hidden));
+      const y = labels(batch, outF, 15);
+      return {
+        batch, sizes, lr: 0.05,
+        x: randn(batch * inF, 10), labels: y, onehot: oneHot(y, outF),
+        w1, b1: uniform(hidden, 12, 1 / Math.sqrt(inF)), w2, b2: uniform(outF, 14, 1 / Math.sqrt(hidden)),
+        w1t: transpose(w1, hidden, inF), w2t: transpose(w2, outF, hidden),
+      };
+    },
+    value: (ms) => 1000 / ms,
+  };
+}
+
+/** The nanoGPT-shaped train step of `config` (AdamW) on `batch` windows of tokens. */
+function gpt(id, config, batch) {
+  const { blockSize, vocabSize, nLayer, nEmbd, nHead } = config;
+  return {
+    id, kind: 'gpt', unit: 'steps/s', tolerance: TOL_SUMS, absent: TRAINING_PEERS,
+    workload: `GPT train step (nanoGPT, ${nLayer} layers, ${nEmbd} wide, ${nHead} heads, block ${blockSize}, ${vocabSize} tokens), batch ${batch}, AdamW`,
+    warmup: 2,
+    inputs: () => {
+      // Windows of blockSize + 1 tokens: each position's target is the next token.
+      const tokens = labels(batch * (blockSize + 1), vocabSize, 62);
+      const window = (from) => Int32Array.from({ length: batch * blockSize }, (_, i) => tokens[Math.floor(i / blockSize) * (blockSize + 1) + (i % blockSize) + from]);
+      return {
+        batch, config, idx: window(0), targets: window(1), weights: gptWeights(config),
+        // nanoGPT's config/train_shakespeare_char.py (no gradient clipping here).
+        optimizer: { lr: 1e-3, betas: [0.9, 0.99], weightDecay: 0.1 },
+      };
+    },
+    value: (ms) => 1000 / ms,
+  };
+}
 
 /** A 3×3, stride 1, padding 1 conv2d: batch × cin × size² → batch × cout × size². */
 function conv(id, batch, cin, cout, size) {

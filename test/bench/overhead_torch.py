@@ -215,6 +215,34 @@ def numpy_workload(np, kind, d):
             return np.float32(-log_probs[np.arange(len(target)), target].mean())
 
         return loss, None
+    if kind == "mlp":
+        # The train step by hand, as a NumPy user writes it: forward, softmax cross-entropy's
+        # gradient back through ReLU, and SGD, all in float32.
+        in_f, hidden, out_f = d["sizes"]
+        w1, b1 = f32(d["w1"], [hidden, in_f]), f32(d["b1"], [hidden])
+        w2, b2 = f32(d["w2"], [out_f, hidden]), f32(d["b2"], [out_f])
+        x, target = f32(d["x"], [d["batch"], in_f]), np.asarray(d["labels"])
+        rows, lr, count = np.arange(len(target)), np.float32(d["lr"]), np.float32(len(target))
+        losses = []
+
+        def step():
+            h = x @ w1.T + b1
+            a = np.maximum(h, np.float32(0))
+            z = a @ w2.T + b2
+            e = np.exp(z - z.max(axis=1, keepdims=True))
+            p = e / e.sum(axis=1, keepdims=True)
+            losses.append(float(-np.log(p[rows, target]).mean()))
+            g = p
+            g[rows, target] -= np.float32(1)
+            g /= count
+            ga = g @ w2
+            ga[h <= 0] = 0
+            w2[...] -= lr * (g.T @ a)
+            b2[...] -= lr * g.sum(axis=0)
+            w1[...] -= lr * (ga.T @ x)
+            b1[...] -= lr * ga.sum(axis=0)
+
+        return step, lambda: losses[:2]
     raise ValueError(f"NumPy has no {kind} of its own (not measured)")
 
 

@@ -118,7 +118,7 @@ export const numpy = pythonPeer({
   id: 'numpy',
   label: 'NumPy',
   module: 'numpy',
-  kinds: ['add', 'matmul', 'softmaxCrossEntropy'],
+  kinds: ['add', 'matmul', 'softmaxCrossEntropy', 'mlp'],
   lacks: (kind) => (kind === 'conv2d' ? 'NumPy has no conv2d' : 'NumPy has no autograd'),
   threadsNote: (threads) => `BLAS threads ${threads} (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS), the threads ours and jax-js use here`,
 });
