@@ -1,6 +1,7 @@
 // exp, erf and relu of 16-bit tensors (a GPT's exps and its GELU's erf, the Net's relus, under bf16 autocast),
 // computed in double as the TypeScript kernels compute them (Math.exp; erf in kernels/math.ts, the
-// same operations in the same order), then rounded to f32 and to the 16-bit type.
+// same operations in the same order), then rounded to f32 and to the 16-bit type; and the compares
+// and selects of a relu's backward pass (y > 0, where(mask, g, 0)) on contiguous 16-bit data.
 #include <algorithm>
 #include <cmath>
 
@@ -58,6 +59,19 @@ double erf(double x) {
 void halfUnary(HalfUnaryOp op, Elem type, const uint16_t* x, uint16_t* out, int64_t n, int threads) {
   constexpr int64_t TASK = 1 << 13;
   const int64_t tasks = (n + TASK - 1) / TASK;
+  if (op == HalfUnaryOp::relu) {
+    // On the bits: a NaN becomes the quiet NaN the round trip through double gives, anything with
+    // the sign bit (−0 included) becomes +0, the rest is kept; the loop vectorizes.
+    const uint16_t infinity = type == Elem::bf16 ? 0x7f80 : 0x7c00, nan = type == Elem::bf16 ? 0x7fc0 : 0x7e00;
+    Pool::instance().run(static_cast<int>(std::min<int64_t>(threads, tasks)), tasks, [&](int64_t task) {
+      const int64_t end = std::min(n, (task + 1) * TASK);
+      for (int64_t i = task * TASK; i < end; ++i) {
+        const uint16_t h = x[i];
+        out[i] = (h & 0x7fff) > infinity ? nan : (h & 0x8000) ? uint16_t{0} : h;
+      }
+    });
+    return;
+  }
   Pool::instance().run(static_cast<int>(std::min<int64_t>(threads, tasks)), tasks, [&](int64_t task) {
     const int64_t end = std::min(n, (task + 1) * TASK);
     for (int64_t i = task * TASK; i < end; ++i) {
@@ -65,6 +79,80 @@ void halfUnary(HalfUnaryOp op, Elem type, const uint16_t* x, uint16_t* out, int6
       const double r = op == HalfUnaryOp::exp ? std::exp(v) : op == HalfUnaryOp::erf ? erf(v) : v > 0 || v != v ? v : 0.0;
       const float y = static_cast<float>(r);
       out[i] = type == Elem::bf16 ? toBFloat16(y) : toFloat16(y);
+    }
+  });
+}
+
+namespace {
+
+constexpr int64_t SELECT_TASK = 1 << 15;
+
+template <Elem T>
+inline float widened(uint16_t h) {
+  if constexpr (T == Elem::bf16) return floatOf(static_cast<uint32_t>(h) << 16);
+  else return fromFloat16(h);
+}
+
+template <CompareOp Op>
+inline bool compared(float x, float y) {
+  if constexpr (Op == CompareOp::gt) return x > y;
+  else if constexpr (Op == CompareOp::lt) return x < y;
+  else if constexpr (Op == CompareOp::ge) return x >= y;
+  else if constexpr (Op == CompareOp::le) return x <= y;
+  else if constexpr (Op == CompareOp::eq) return x == y;
+  else return x != y;
+}
+
+/** One run of a comparison, typed so that the unit-stride and broadcast loops vectorize. */
+template <CompareOp Op, Elem T>
+void compareRun(const uint16_t* x, const uint16_t* y, int64_t yStride, uint8_t* out, int64_t n) {
+  if (yStride == 0) {
+    const float v = widened<T>(*y);
+    for (int64_t i = 0; i < n; ++i) out[i] = compared<Op>(widened<T>(x[i]), v) ? 1 : 0;
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = compared<Op>(widened<T>(x[i]), widened<T>(y[i])) ? 1 : 0;
+  }
+}
+
+using CompareRun = void (*)(const uint16_t*, const uint16_t*, int64_t, uint8_t*, int64_t);
+
+template <Elem T>
+CompareRun compareRunFor(CompareOp op) {
+  switch (op) {
+    case CompareOp::gt: return compareRun<CompareOp::gt, T>;
+    case CompareOp::lt: return compareRun<CompareOp::lt, T>;
+    case CompareOp::ge: return compareRun<CompareOp::ge, T>;
+    case CompareOp::le: return compareRun<CompareOp::le, T>;
+    case CompareOp::eq: return compareRun<CompareOp::eq, T>;
+    default: return compareRun<CompareOp::ne, T>;
+  }
+}
+
+}  // namespace
+
+void halfCompare(CompareOp op, Elem type, const uint16_t* x, const uint16_t* y, int64_t yStride, uint8_t* out, int64_t n, int threads) {
+  const CompareRun run = type == Elem::bf16 ? compareRunFor<Elem::bf16>(op) : compareRunFor<Elem::f16>(op);
+  const int64_t tasks = (n + SELECT_TASK - 1) / SELECT_TASK;
+  Pool::instance().run(static_cast<int>(std::min<int64_t>(threads, tasks)), tasks, [&](int64_t task) {
+    const int64_t begin = task * SELECT_TASK, count = std::min(n, begin + SELECT_TASK) - begin;
+    run(x + begin, y + begin * yStride, yStride, out + begin, count);
+  });
+}
+
+void halfWhere(const uint8_t* cond, int64_t cs, const uint16_t* a, int64_t as, const uint16_t* b, int64_t bs, uint16_t* out, int64_t n, int threads) {
+  const int64_t tasks = (n + SELECT_TASK - 1) / SELECT_TASK;
+  Pool::instance().run(static_cast<int>(std::min<int64_t>(threads, tasks)), tasks, [&](int64_t task) {
+    const int64_t begin = task * SELECT_TASK, end = std::min(n, begin + SELECT_TASK);
+    // Masks rather than branches: a relu's mask is a coin flip per element, and the masked loop vectorizes.
+    const auto pick = [](uint8_t c, uint16_t x, uint16_t y) {
+      const uint16_t m = static_cast<uint16_t>(0u - static_cast<unsigned>(c != 0));
+      return static_cast<uint16_t>((x & m) | (y & static_cast<uint16_t>(~m)));
+    };
+    if (cs == 1 && as == 1 && bs == 0) {  // where(mask, g, 0)
+      const uint16_t other = *b;
+      for (int64_t i = begin; i < end; ++i) out[i] = pick(cond[i], a[i], other);
+    } else {
+      for (int64_t i = begin; i < end; ++i) out[i] = pick(cond[i * cs], a[i * as], b[i * bs]);
     }
   });
 }

@@ -9,7 +9,7 @@
 // scatter-add, bit for bit the TypeScript kernels but for the GEMM's summation order. Loading never throws: any failure
 // (not Node, not built, turned off, a broken file) leaves the wasm and TypeScript kernels in
 // charge and says why in one line.
-import type { AdadeltaSpec, AdamSpec, Capabilities, CrossEntropySpec, DTypeName, FusedKernels, Kernels, RandomSpec, MaxPool2dGeometry, ReduceOp, RMSpropSpec, StridedView } from '@core/tensor';
+import type { AdadeltaSpec, AdamSpec, Capabilities, CompareOp, CrossEntropySpec, DTypeName, FusedKernels, Kernels, RandomSpec, MaxPool2dGeometry, ReduceOp, RMSpropSpec, StridedView } from '@core/tensor';
 import type { CpuFusedKernels } from './kernels/fused.js';
 import { type Ref, sameShape } from './kernels/io.js';
 import { matmulShapesMatch } from './kernels/matmul.js';
@@ -101,6 +101,8 @@ interface CpuAddon extends Partial<NumericAddon> {
   halfScatterAdd(out: Uint16Array, index: Int32Array, src: Uint16Array, params: Float64Array): void;
   halfGather(x: Uint16Array, index: Int32Array, out: Uint16Array, params: Float64Array): void;
   halfUnary(op: HalfUnaryOp, x: Uint16Array, out: Uint16Array, params: Float64Array): void;
+  halfCompare(op: CompareOp, x: Uint16Array, y: Uint16Array, out: Uint8Array, params: Float64Array): void;
+  halfWhere(cond: Uint8Array, a: Uint16Array, b: Uint16Array, out: Uint16Array, params: Float64Array): void;
 }
 
 type HalfOrFloat = Uint16Array | Float32Array;
@@ -108,7 +110,7 @@ type HalfOrFloat = Uint16Array | Float32Array;
 type HalfUnaryOp = 'exp' | 'erf' | 'relu';
 const HALF_UNARY_OPS: ReadonlySet<string> = new Set<HalfUnaryOp>(['exp', 'erf', 'relu']);
 /** The addon's 16-bit entry points: an addon without them is an older build, and the native path stays off. */
-const HALF_ENTRY_POINTS = ['halfGemm', 'halfElementwise', 'halfArgReduce', 'halfScatterAdd', 'halfGather', 'halfUnary'] as const;
+const HALF_ENTRY_POINTS = ['halfGemm', 'halfElementwise', 'halfArgReduce', 'halfScatterAdd', 'halfGather', 'halfUnary', 'halfCompare', 'halfWhere'] as const;
 
 /** How the native path is chosen (the backend options of the same names). */
 export interface NativeChoice {
@@ -159,6 +161,17 @@ export interface NativePath extends NativeNumerics {
 }
 
 /** The addon's default location: build/Release/core_cpu.node in this package (src/ and dist/ are one level below its root). */
+  /**
+   * `compare` of a contiguous float16 or bfloat16 x with a y of its dtype, contiguous or a broadcast
+   * single element (a relu's backward mask, y > 0), into a contiguous bool out, as f32 values
+   * compare: returns false (doing nothing) for anything else.
+   */
+  halfCompare(op: CompareOp, x: Ref, y: Ref, out: Ref, threads?: number): boolean;
+  /**
+   * `where` of float16 or bfloat16 a and b (and out) with a bool cond, each contiguous or a broadcast
+   * single element (out contiguous), bits moved as they are: returns false (doing nothing) for anything else.
+   */
+  halfWhere(cond: Ref, a: Ref, b: Ref, out: Ref, threads?: number): boolean;
 function defaultAddonPath(): string | undefined {
   const url = nodeModule<typeof import('node:url')>('node:url');
   const path = nodeModule<typeof import('node:path')>('node:path');
@@ -346,6 +359,26 @@ export function loadNative(options: NativeChoice): NativePath | CpuNativeUnavail
     halfGather(x, dim, index, out) {
       const params = alongAxisParams(x, dim, index, out);
       if (params === null || !sameShape(out.shape, index.shape)) return false;
+    halfCompare(op, x, y, out, threadsNow) {
+      const code = HALF_CODES[x.dtype];
+      const n = sizeOf(out.shape);
+      if (code === undefined || code === 0 || y.dtype !== x.dtype || out.dtype !== 'bool' || n === 0) return false;
+      const yStride = runStride(y, out);
+      if (!sameShape(x.shape, out.shape) || runStride(x, out) !== 1 || yStride === null || runStride(out, out) !== 1) return false;
+      addon.halfCompare(op, x.storage.data as Uint16Array, y.storage.data as Uint16Array, out.storage.data as Uint8Array,
+        Float64Array.of(n, x.offset, y.offset, yStride, out.offset, threadsNow ?? (n >= NATIVE_PARALLEL_ELEMENTS ? threads : 1), code));
+      return true;
+    },
+    halfWhere(cond, a, b, out, threadsNow) {
+      const n = sizeOf(out.shape);
+      const code = HALF_CODES[out.dtype];
+      if (code === undefined || code === 0 || a.dtype !== out.dtype || b.dtype !== out.dtype || cond.dtype !== 'bool' || n === 0) return false;
+      const [cs, as, bs] = [runStride(cond, out), runStride(a, out), runStride(b, out)];
+      if (cs === null || as === null || bs === null || runStride(out, out) !== 1 || [cond, a, b].some((x) => x.storage === out.storage)) return false;
+      addon.halfWhere(cond.storage.data as Uint8Array, a.storage.data as Uint16Array, b.storage.data as Uint16Array, out.storage.data as Uint16Array,
+        Float64Array.of(n, cond.offset, cs, a.offset, as, b.offset, bs, out.offset, threadsNow ?? (n >= NATIVE_PARALLEL_ELEMENTS ? threads : 1)));
+      return true;
+    },
       addon.halfGather(x.storage.data as Uint16Array, index.storage.data as Int32Array, out.storage.data as Uint16Array, params);
       return true;
     },
@@ -425,6 +458,15 @@ function sameView(x: Ref, out: Ref): boolean {
 /** Whether a strided op is worth the addon: float32 or 16-bit, large, and not plain contiguous runs the base kernels stream already. */
 function stridedWork(refs: readonly Ref[], out: Ref): boolean {
   return HALF_CODES[out.dtype] !== undefined && sizeOf(out.shape) >= NATIVE_MIN_ELEMENTS && !refs.every((x) => isContiguous(x.shape, x.strides));
+/**
+ * How `x` runs over out's elements as one flat run: 1 when it is contiguous with out's shape, 0 when
+ * it is one element broadcast to all of them (every stride 0, or a single element), else null.
+ */
+function runStride(x: Ref, out: Ref): 0 | 1 | null {
+  if (sizeOf(x.shape) === 1 || (sameShape(x.shape, out.shape) && x.strides.every((s) => s === 0))) return 0;
+  return sameShape(x.shape, out.shape) && isContiguous(x.shape, x.strides) ? 1 : null;
+}
+
 }
 
 /**
@@ -456,6 +498,13 @@ export function nativeKernels(native: NativePath, base: Kernels<CpuStorage>): Ke
     unary(op, x, out) {
       // exp and erf cost ~100 ns an element in TypeScript, and the wasm relu converts each 16-bit element on its own: worth the addon from a few thousand.
       if (sizeOf(x.shape) < NATIVE_MIN_ELEMENTS / 8 || !native.halfUnary(op, x, out)) base.unary(op, x, out);
+    compare(op, a, b, out) {
+      // The wasm kernels widen each 16-bit element on its own: a relu's backward mask ran 3× slower than in float32.
+      if (sizeOf(out.shape) < NATIVE_MIN_ELEMENTS || !native.halfCompare(op, a, b, out)) base.compare(op, a, b, out);
+    },
+    where(cond, a, b, out) {
+      if (sizeOf(out.shape) < NATIVE_MIN_ELEMENTS || !native.halfWhere(cond, a, b, out)) base.where(cond, a, b, out);
+    },
     },
     gather(x, dim, index, out) {
       if (sizeOf(index.shape) < NATIVE_MIN_ELEMENTS || !native.halfGather(x, dim, index, out)) base.gather(x, dim, index, out);
