@@ -12,7 +12,7 @@
 import type { AdadeltaSpec, AdamSpec, Capabilities, CompareOp, CrossEntropySpec, DTypeName, FusedKernels, Kernels, RandomSpec, MaxPool2dGeometry, ReduceOp, RMSpropSpec, StridedView } from '@core/tensor';
 import type { CpuFusedKernels } from './kernels/fused.js';
 import { type Ref, sameShape } from './kernels/io.js';
-import { matmulShapesMatch } from './kernels/matmul.js';
+import { matmulShapesMatch, matmulToFloat32 } from './kernels/matmul.js';
 import { stridedSum } from './kernels/strided-sum.js';
 import { isContiguous, sizeOf } from './kernels/strided.js';
 import type { CpuStorage } from './storage.js';
@@ -135,7 +135,10 @@ export interface NativePath extends NativeNumerics {
    * same view. `threads` overrides the choice by size.
    */
   elementwise(op: NativeElementOp, a: Ref, b: Ref, out: Ref, threads?: number): boolean;
-  /** `matmul` for bfloat16 and float16 operands summed in float32: returns false (doing nothing) for anything else. */
+  /**
+   * `matmul` for bfloat16 and float16 operands summed in float32, into an out of their dtype or
+   * float32 (the fused matmulToFloat32): returns false (doing nothing) for anything else.
+   */
   halfMatmul(a: Ref, b: Ref, out: Ref, accumulate: DTypeName, threads?: number): boolean;
   /**
    * `elementwise` where some operand is float16 or bfloat16 (the rest float32): a copy between
@@ -158,9 +161,6 @@ export interface NativePath extends NativeNumerics {
    * the TypeScript kernels: returns false (doing nothing) for anything else.
    */
   halfUnary(op: string, x: Ref, out: Ref, threads?: number): boolean;
-}
-
-/** The addon's default location: build/Release/core_cpu.node in this package (src/ and dist/ are one level below its root). */
   /**
    * `compare` of a contiguous float16 or bfloat16 x with a y of its dtype, contiguous or a broadcast
    * single element (a relu's backward mask, y > 0), into a contiguous bool out, as f32 values
@@ -172,6 +172,9 @@ export interface NativePath extends NativeNumerics {
    * single element (out contiguous), bits moved as they are: returns false (doing nothing) for anything else.
    */
   halfWhere(cond: Ref, a: Ref, b: Ref, out: Ref, threads?: number): boolean;
+}
+
+/** The addon's default location: build/Release/core_cpu.node in this package (src/ and dist/ are one level below its root). */
 function defaultAddonPath(): string | undefined {
   const url = nodeModule<typeof import('node:url')>('node:url');
   const path = nodeModule<typeof import('node:path')>('node:path');
@@ -301,7 +304,7 @@ export function loadNative(options: NativeChoice): NativePath | CpuNativeUnavail
     },
     halfMatmul(a, b, out, accumulate, threadsNow) {
       const type = a.dtype === 'bfloat16' ? 'bf16' : a.dtype === 'float16' ? 'f16' : null;
-      if (type === null || b.dtype !== a.dtype || out.dtype !== a.dtype || accumulate !== 'float32') return false;
+      if (type === null || b.dtype !== a.dtype || (out.dtype !== a.dtype && out.dtype !== 'float32') || accumulate !== 'float32') return false;
       if (!matmulShapesMatch(a, b, out) || out.storage === a.storage || out.storage === b.storage) return false;
       const [batches, m, n] = out.shape;
       const k = a.shape[2];
@@ -311,7 +314,7 @@ export function loadNative(options: NativeChoice): NativePath | CpuNativeUnavail
       put(8, b);
       put(12, out);
       params[16] = threadsNow ?? (2 * batches * m * n * k >= NATIVE_PARALLEL_FLOPS ? threads : 1);
-      addon.halfGemm(a.storage.data as Uint16Array, b.storage.data as Uint16Array, out.storage.data as Uint16Array, params, type, halfGemm);
+      addon.halfGemm(a.storage.data as Uint16Array, b.storage.data as Uint16Array, out.storage.data as Uint16Array | Float32Array, params, type, halfGemm);
       return true;
     },
     halfElementwise(op, a, b, out, threadsNow) {
@@ -356,9 +359,6 @@ export function loadNative(options: NativeChoice): NativePath | CpuNativeUnavail
         Float64Array.of(n, x.offset, out.offset, threadsNow ?? (n >= NATIVE_MIN_ELEMENTS / 8 ? threads : 1), code));
       return true;
     },
-    halfGather(x, dim, index, out) {
-      const params = alongAxisParams(x, dim, index, out);
-      if (params === null || !sameShape(out.shape, index.shape)) return false;
     halfCompare(op, x, y, out, threadsNow) {
       const code = HALF_CODES[x.dtype];
       const n = sizeOf(out.shape);
@@ -379,6 +379,9 @@ export function loadNative(options: NativeChoice): NativePath | CpuNativeUnavail
         Float64Array.of(n, cond.offset, cs, a.offset, as, b.offset, bs, out.offset, threadsNow ?? (n >= NATIVE_PARALLEL_ELEMENTS ? threads : 1)));
       return true;
     },
+    halfGather(x, dim, index, out) {
+      const params = alongAxisParams(x, dim, index, out);
+      if (params === null || !sameShape(out.shape, index.shape)) return false;
       addon.halfGather(x.storage.data as Uint16Array, index.storage.data as Int32Array, out.storage.data as Uint16Array, params);
       return true;
     },
@@ -455,9 +458,6 @@ function sameView(x: Ref, out: Ref): boolean {
   return x.offset === out.offset && x.strides.every((s, i) => s === out.strides[i] || out.shape[i] === 1);
 }
 
-/** Whether a strided op is worth the addon: float32 or 16-bit, large, and not plain contiguous runs the base kernels stream already. */
-function stridedWork(refs: readonly Ref[], out: Ref): boolean {
-  return HALF_CODES[out.dtype] !== undefined && sizeOf(out.shape) >= NATIVE_MIN_ELEMENTS && !refs.every((x) => isContiguous(x.shape, x.strides));
 /**
  * How `x` runs over out's elements as one flat run: 1 when it is contiguous with out's shape, 0 when
  * it is one element broadcast to all of them (every stride 0, or a single element), else null.
@@ -467,6 +467,9 @@ function runStride(x: Ref, out: Ref): 0 | 1 | null {
   return sameShape(x.shape, out.shape) && isContiguous(x.shape, x.strides) ? 1 : null;
 }
 
+/** Whether a strided op is worth the addon: float32 or 16-bit, large, and not plain contiguous runs the base kernels stream already. */
+function stridedWork(refs: readonly Ref[], out: Ref): boolean {
+  return HALF_CODES[out.dtype] !== undefined && sizeOf(out.shape) >= NATIVE_MIN_ELEMENTS && !refs.every((x) => isContiguous(x.shape, x.strides));
 }
 
 /**
@@ -495,9 +498,6 @@ export function nativeKernels(native: NativePath, base: Kernels<CpuStorage>): Ke
     scatterAdd(out, dim, index, src) {
       if (sizeOf(index.shape) < NATIVE_MIN_ELEMENTS || !native.halfScatterAdd(out, dim, index, src)) base.scatterAdd(out, dim, index, src);
     },
-    unary(op, x, out) {
-      // exp and erf cost ~100 ns an element in TypeScript, and the wasm relu converts each 16-bit element on its own: worth the addon from a few thousand.
-      if (sizeOf(x.shape) < NATIVE_MIN_ELEMENTS / 8 || !native.halfUnary(op, x, out)) base.unary(op, x, out);
     compare(op, a, b, out) {
       // The wasm kernels widen each 16-bit element on its own: a relu's backward mask ran 3× slower than in float32.
       if (sizeOf(out.shape) < NATIVE_MIN_ELEMENTS || !native.halfCompare(op, a, b, out)) base.compare(op, a, b, out);
@@ -505,6 +505,9 @@ export function nativeKernels(native: NativePath, base: Kernels<CpuStorage>): Ke
     where(cond, a, b, out) {
       if (sizeOf(out.shape) < NATIVE_MIN_ELEMENTS || !native.halfWhere(cond, a, b, out)) base.where(cond, a, b, out);
     },
+    unary(op, x, out) {
+      // exp and erf cost ~100 ns an element in TypeScript, and the wasm relu converts each 16-bit element on its own: worth the addon from a few thousand.
+      if (sizeOf(x.shape) < NATIVE_MIN_ELEMENTS / 8 || !native.halfUnary(op, x, out)) base.unary(op, x, out);
     },
     gather(x, dim, index, out) {
       if (sizeOf(index.shape) < NATIVE_MIN_ELEMENTS || !native.halfGather(x, dim, index, out)) base.gather(x, dim, index, out);
@@ -706,13 +709,14 @@ function numericKernels(native: NativeNumerics, base: Kernels<CpuStorage>): Pick
 /**
  * `base` with its float32 softmax, logSoftmax, crossEntropy, adamw, adadelta, rmsprop, maxPool2d and
  * maxPool2dBackward of at least NATIVE_MIN_NUMERIC elements routed to the native path (a kernel `base` lacks stays absent), and
- * stridedSum, which only the native path offers (in TypeScript for what the addon does not take).
+ * stridedSum and matmulToFloat32, which only the native path offers (in TypeScript for what the addon does not take).
  */
-export function nativeFused(native: NativeNumerics, base: Partial<CpuFusedKernels>): Partial<FusedKernels<CpuStorage>> {
+export function nativeFused(native: NativeNumerics & Pick<NativePath, 'halfMatmul'>, base: Partial<CpuFusedKernels>): Partial<FusedKernels<CpuStorage>> {
   const { softmax, logSoftmax, crossEntropy, adamw, adadelta, rmsprop, maxPool2d, maxPool2dBackward } = base;
   return {
     ...base,
     stridedSum: (src, view, out) => native.stridedSum(src, view, out) || stridedSum(src, view, out),
+    matmulToFloat32: (a, b, out) => native.halfMatmul(a, b, out, 'float32') || matmulToFloat32(a, b, out),
     ...(softmax && { softmax: (x, dim, out) => native.softmax(x, dim, out, false) || softmax(x, dim, out) }),
     ...(logSoftmax && { logSoftmax: (x, dim, out) => native.softmax(x, dim, out, true) || logSoftmax(x, dim, out) }),
     ...(crossEntropy && { crossEntropy: (x, target, spec, out) => native.crossEntropy(x, target, spec, out) || crossEntropy(x, target, spec, out) }),

@@ -10,7 +10,8 @@ import type { DTypeName } from '@core/tensor';
 import { describe, expect, it } from 'vitest';
 import { type CpuBackend, createCpuBackend } from '../src/backend.js';
 import { CpuKernels } from '../src/kernels/index.js';
-import { type CpuHalfGemmPath, loadNative, nativeKernels, type NativePath } from '../src/native.js';
+import { matmulToFloat32 } from '../src/kernels/matmul.js';
+import { type CpuHalfGemmPath, loadNative, nativeFused, nativeKernels, type NativePath } from '../src/native.js';
 import { type Ref, strides } from './helpers.js';
 
 const ADDON = join(import.meta.dirname, '..', 'build', 'Release', 'core_cpu.node');
@@ -132,6 +133,29 @@ describe('native half GEMM', () => {
       // Column 0 sums every term: 1 + 2⁻⁸ → 0x3f80, 1 + 3·2⁻⁸ → 0x3f82, 1 + 2⁻⁸ + 2⁻¹⁶ → 0x3f81, +Inf, −Inf, NaN → 0x7fc0 twice.
       expect(bits(out).filter((_, i) => i % 3 === 0)).toEqual([0x3f80, 0x3f82, 0x3f81, 0x7f80, 0xff80, 0x7fc0, 0x7fc0]);
     }
+  });
+
+  it('runs the fused matmulToFloat32: 16-bit operands (strided, broadcast) summed into float32 unrounded, bit for bit the TypeScript kernel on exact sums', () => {
+    const fused = nativeFused(automatic, {});
+    for (const dtype of ['bfloat16', 'float16'] as const) {
+      // Integers in [-16, 16] and k = 40: every sum is exact, so any order gives the same bits.
+      const ints = (n: number, seed: number) => Float32Array.from(randomBits(n, seed), (u) => (u % 33) - 16);
+      const a = ref(heap, dtype, encoded(dtype, ints(3 * 40 * 17, 1)), [3, 17, 40], [17 * 40, 1, 17]);
+      const b = ref(heap, dtype, encoded(dtype, ints(40 * 70, 2)), [3, 40, 70], [0, 70, 1]);
+      const out = ref(heap, 'float32', new Float32Array(3 * 17 * 70).fill(NaN), [3, 17, 70]);
+      const want = ref(plain, 'float32', new Float32Array(3 * 17 * 70), [3, 17, 70]);
+      fused.matmulToFloat32!(a, b, out);
+      matmulToFloat32(a, b, want);
+      expect(bits(out)).toEqual(bits(want));
+      // 256 + 1 is 257 in float32 (a bfloat16 out would round it to 256).
+      const one = ref(heap, dtype, encoded(dtype, Float32Array.of(256, 1)), [1, 1, 2]);
+      const ones = ref(heap, dtype, encoded(dtype, Float32Array.of(1, 1)), [1, 2, 1]);
+      const sum = ref(heap, 'float32', new Float32Array(1), [1, 1, 1]);
+      fused.matmulToFloat32!(one, ones, sum);
+      expect(Array.from(sum.storage.data as Float32Array)).toEqual([257]);
+    }
+    expect(() => matmulToFloat32(ref(plain, 'float32', new Float32Array(1), [1, 1, 1]), ref(plain, 'float32', new Float32Array(1), [1, 1, 1]), ref(plain, 'float32', new Float32Array(1), [1, 1, 1])))
+      .toThrow(/cpu matmulToFloat32: a is float32, expected float16 or bfloat16/);
   });
 
   it('gives float32 outputs from the addon directly, and rejects out-of-range operands touching nothing', () => {
@@ -325,30 +349,6 @@ describe('native 16-bit exp, erf and relu', () => {
   });
 });
 
-describe('native 16-bit routing', () => {
-  it('sends bfloat16 matmuls, casts, strided copies and adds, and max-pool kernels to the addon, and small ones to the base kernels', () => {
-    const calls: string[] = [];
-    const record = <T extends (...args: never[]) => void>(name: string, fn: T): T => ((...args: never[]) => (calls.push(name), fn(...args))) as T;
-    const kernels = nativeKernels(loaded(), {
-      ...CpuKernels,
-      matmul: record('matmul', CpuKernels.matmul),
-      cast: record('cast', CpuKernels.cast),
-      copy: record('copy', CpuKernels.copy),
-      binary: record('binary', CpuKernels.binary),
-      argReduce: record('argReduce', CpuKernels.argReduce),
-      gather: record('gather', CpuKernels.gather),
-      scatterAdd: record('scatterAdd', CpuKernels.scatterAdd),
-    });
-    const m32 = (rows: number): Ref => ref(heap, 'bfloat16', encoded('bfloat16', randoms(rows * 32, rows)), [1, rows, 32]);
-    kernels.matmul(m32(32), m32(32), ref(heap, 'bfloat16', new Uint16Array(1024), [1, 32, 32]), 'float32');
-    const big = 1 << 15;
-    const x = ref(heap, 'float32', randoms(big, 3), [128, 256]);
-    const half = ref(heap, 'bfloat16', new Uint16Array(big), [128, 256]);
-    kernels.cast(x, half);
-    const t = { ...half, shape: [256, 128], strides: [1, 256] };
-    kernels.copy(t, ref(heap, 'bfloat16', new Uint16Array(big), [256, 128]));
-    kernels.binary('add', t, t, ref(heap, 'bfloat16', new Uint16Array(big), [256, 128]));
-    // Windows of 2 (a max-pool's): as many winners as the smallest strided op the addon takes.
 describe('native 16-bit compares and where', () => {
   const native = loaded();
   const boolOut = (n: number, shape: number[]) => ref(plain, 'bool', new Uint8Array(n) as never, shape);
@@ -398,6 +398,30 @@ describe('native 16-bit compares and where', () => {
   });
 });
 
+describe('native 16-bit routing', () => {
+  it('sends bfloat16 matmuls, casts, strided copies and adds, and max-pool kernels to the addon, and small ones to the base kernels', () => {
+    const calls: string[] = [];
+    const record = <T extends (...args: never[]) => void>(name: string, fn: T): T => ((...args: never[]) => (calls.push(name), fn(...args))) as T;
+    const kernels = nativeKernels(loaded(), {
+      ...CpuKernels,
+      matmul: record('matmul', CpuKernels.matmul),
+      cast: record('cast', CpuKernels.cast),
+      copy: record('copy', CpuKernels.copy),
+      binary: record('binary', CpuKernels.binary),
+      argReduce: record('argReduce', CpuKernels.argReduce),
+      gather: record('gather', CpuKernels.gather),
+      scatterAdd: record('scatterAdd', CpuKernels.scatterAdd),
+    });
+    const m32 = (rows: number): Ref => ref(heap, 'bfloat16', encoded('bfloat16', randoms(rows * 32, rows)), [1, rows, 32]);
+    kernels.matmul(m32(32), m32(32), ref(heap, 'bfloat16', new Uint16Array(1024), [1, 32, 32]), 'float32');
+    const big = 1 << 15;
+    const x = ref(heap, 'float32', randoms(big, 3), [128, 256]);
+    const half = ref(heap, 'bfloat16', new Uint16Array(big), [128, 256]);
+    kernels.cast(x, half);
+    const t = { ...half, shape: [256, 128], strides: [1, 256] };
+    kernels.copy(t, ref(heap, 'bfloat16', new Uint16Array(big), [256, 128]));
+    kernels.binary('add', t, t, ref(heap, 'bfloat16', new Uint16Array(big), [256, 128]));
+    // Windows of 2 (a max-pool's): as many winners as the smallest strided op the addon takes.
     const windows = ref(heap, 'bfloat16', Uint16Array.from(randomBits(2 * big, 9), (u) => u >>> 17), [big, 2]);
     const winners = ref(heap, 'int32', new Int32Array(big) as never, [big, 1]);
     kernels.argReduce('argmax', windows, 1, winners);

@@ -44,6 +44,17 @@ export function matmulShapesMatch(a: Ref, b: Ref, out: Ref): boolean {
 }
 
 export function matmul(a: Ref, b: Ref, out: Ref, accumulate: DTypeName): void {
+  product(a, b, out, accumulate, a.dtype);
+}
+
+/** The fused matmulToFloat32: float16 or bfloat16 a and b summed in float32 into a float32 out, unrounded. */
+export function matmulToFloat32(a: Ref, b: Ref, out: Ref): void {
+  if (a.dtype !== 'float16' && a.dtype !== 'bfloat16') throw new TypeError(`cpu matmulToFloat32: a is ${a.dtype}, expected float16 or bfloat16`);
+  product(a, b, out, 'float32', 'float32');
+}
+
+/** a @ b into out of dtype `outDType`, a and b of one dtype, summed in `accumulate`. */
+function product(a: Ref, b: Ref, out: Ref, accumulate: DTypeName, outDType: DTypeName): void {
   if (a.shape.length !== 3 || b.shape.length !== 3 || out.shape.length !== 3) {
     throw new RangeError(`cpu matmul: expected rank-3 a, b and out, got [${a.shape.join(', ')}], [${b.shape.join(', ')}], [${out.shape.join(', ')}]`);
   }
@@ -54,7 +65,7 @@ export function matmul(a: Ref, b: Ref, out: Ref, accumulate: DTypeName): void {
     throw new RangeError(`cpu matmul: shapes [${a.shape.join(', ')}] @ [${b.shape.join(', ')}] do not give [${out.shape.join(', ')}]`);
   }
   checkDType('matmul', 'b', b, a.dtype);
-  checkDType('matmul', 'out', out, a.dtype);
+  checkDType('matmul', 'out', out, outDType);
   if (batches * m * n === 0) return;
 
   const pa = panelArray(accumulate, m * k);

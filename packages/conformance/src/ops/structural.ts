@@ -1,6 +1,6 @@
 // Table entries for matmul, indexing (gather, scatterAdd, indexSelect), joining (cat, stack, pad)
 // softmax/logSoftmax (composites with optional fused kernels) and logsumexp.
-import { cat, pad, stack, type DTypeName } from '@core/tensor';
+import { cat, matmulInFloat32, pad, stack, type DTypeName } from '@core/tensor';
 import type { Expected } from '../check.js';
 import { randomArray, type Input, type Layout } from '../inputs.js';
 import { accumulatorOf, ALL_DTYPES, FLOAT_DTYPES, isFloat, roundTo, unitRoundoff } from '../oracle/dtype.js';
@@ -78,6 +78,24 @@ const BMM: OpInfo = {
   ],
   call: ([a, b]) => a!.bmm(b!),
   reference: ([a, b], _args, dtype) => accumulated(ref.matmul(a!, b!), dtype),
+};
+
+/**
+ * Core's matmulInFloat32 (the product nn's 16-bit convolutions and linears keep in float32): its
+ * 16-bit operands' products summed in float32 and returned unrounded, by the backend's fused
+ * matmulToFloat32 kernel and by the widened float32 matmul it falls back to.
+ */
+const MATMUL_IN_FLOAT32: OpInfo = {
+  name: 'matmulInFloat32',
+  category: 'composites',
+  dtypes: ['float16', 'bfloat16'],
+  outDtype: () => 'float32',
+  tolerance: 'accumulated',
+  differentiable: false,
+  fused: 'matmulToFloat32',
+  samples: (dtype, rng) => matmulSamples(dtype, rng).filter((s) => /^(2d|batched|broadcast|transposed|strided|permuted|K0|M0|long)/.test(s.name)),
+  call: ([a, b]) => matmulInFloat32(a!, b!, a!.dtype),
+  reference: ([a, b]) => accumulated(ref.matmul(a!, b!), 'float32'),
 };
 
 // ---- indexing ----
@@ -326,6 +344,6 @@ const LOGSUMEXP: OpInfo = {
 };
 
 export const STRUCTURAL_INFOS: OpInfo[] = [
-  MATMUL, MM, BMM, GATHER, SCATTER_ADD, INDEX_SELECT, CAT, STACK, PAD, softmaxInfo('softmax'), softmaxInfo('logSoftmax'), LOGSUMEXP,
+  MATMUL, MM, BMM, MATMUL_IN_FLOAT32, GATHER, SCATTER_ADD, INDEX_SELECT, CAT, STACK, PAD, softmaxInfo('softmax'), softmaxInfo('logSoftmax'), LOGSUMEXP,
 ];
 

@@ -4,9 +4,9 @@
 // convolution with respect to its input: the weight's transpose times the input gives each input
 // pixel's contribution to every kernel position (columns), and col2im sums them into the output.
 // 1-D convolutions are 2-D ones over a height of 1.
-import { autocastOp, checkSameDevice, pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
+import { autocastOp, checkSameDevice, float32, matmulInFloat32, pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
 import { bindArgs, checkFloating, checkRank, checkTensor, shapeText, type Args, type Pair } from '../internal/args.js';
-import { checkSameDType } from './linear.js';
+import { checkSameDType, isHalf } from './linear.js';
 import { accumulatingInFloat32, checkOutputSize, convOutputSize, overlapAdd, spatialSizes, windowColumns } from './windows.js';
 
 /** A 1-D size: one number, or a list of one (PyTorch's `_single`). */
@@ -150,7 +150,7 @@ function convolution(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bia
   const spatial = input.shape.slice(-dims);
   const out = spatial.map((s, i) => convOutputSize(s + padding[i]![0] + padding[i]![1], kernel[i]!, stride[i]!, dilation[i]!));
   checkOutputSize(op, spatial, out, O);
-  return planar(op, dims, input, weight, bias, (x, w, b) => {
+  return planar(op, dims, input, weight, bias, (x, w, b, product) => {
     const [N] = x.shape as [number];
     const [, , kh, kw] = w.shape as [number, number, number, number];
     const [[top, bottom], [left, right]] = lift<readonly [number, number]>(padding, [0, 0]);
@@ -159,7 +159,7 @@ function convolution(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bia
     const K = Cg * kh * kw;
     const cols = windowColumns(xp, { kernel: [kh, kw], stride: lift(stride, 1), dilation: lift(dilation, 1), out: [oh, ow] }).reshape([N, groups, K, oh * ow]);
     // [groups, O/g, K] @ [N, groups, K, L] → [N, groups, O/g, L]: one matmul per (sample, group).
-    const y = w.reshape([groups, O / groups, K]).matmul(cols).reshape([N, O, oh, ow]);
+    const y = product(w.reshape([groups, O / groups, K]), cols).reshape([N, O, oh, ow]);
     return b ? y.add(b.reshape([1, O, 1, 1])) : y;
   });
 }
@@ -181,11 +181,11 @@ function transposedConvolution(op: ConvOp, dims: 1 | 2, input: Tensor, weight: T
     throw new ShapeError(`${op}(): Given input size per channel: (${spatial.join(' x ')}). Calculated output size per channel: (${out.join(' x ')}). Output size is too small`, op);
   }
   const O = Og * groups;
-  return planar(op, dims, input, weight, bias, (x, w, b) => {
+  return planar(op, dims, input, weight, bias, (x, w, b, product) => {
     const [N, , H, W] = x.shape as [number, number, number, number];
     const [, , kh, kw] = w.shape as [number, number, number, number];
     // [groups, O/g·kh·kw, C/g] @ [N, groups, C/g, H·W]: what each input pixel adds at each kernel position.
-    const cols = w.reshape([groups, C / groups, Og * kh * kw]).transpose(1, 2).matmul(x.reshape([N, groups, C / groups, H * W]));
+    const cols = product(w.reshape([groups, C / groups, Og * kh * kw]).transpose(1, 2), x.reshape([N, groups, C / groups, H * W]));
     const geometry = { kernel: [kh, kw], stride: lift(stride, 1), dilation: lift(dilation, 1), out: [H, W] } as const;
     const full = overlapAdd(cols.reshape([N, O * kh * kw, H * W]), geometry, lift(reach, 1));
     const [ph, pw] = lift(padding, 0);
@@ -200,16 +200,23 @@ function lift<T>(values: readonly T[], height: T): [T, T] {
   return values.length === 1 ? [height, values[0]!] : [values[0]!, values[1]!];
 }
 
+/** The matrix product of a convolution's weight and columns. */
+type Product = (a: Tensor, b: Tensor) => Tensor;
+
 /**
  * `fn` on batched 4-D `input` ([N, C, H, W]) and `weight`, 1-D ones over a height of 1, with the
- * result given the input's rank back; half types accumulate in float32 and round once.
+ * result given the input's rank back; half types accumulate in float32 and round once. `fn`'s
+ * `product` multiplies widened half operands as half GEMMs summed in float32 where the backend can.
  */
-function planar(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bias: Tensor | null | undefined, fn: (x: Tensor, w: Tensor, b: Tensor | null) => Tensor): Tensor {
+function planar(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bias: Tensor | null | undefined, fn: (x: Tensor, w: Tensor, b: Tensor | null, product: Product) => Tensor): Tensor {
   const batched = input.ndim === dims + 2;
   const x = batched ? input : input.unsqueeze(0);
+  const half = input.dtype;
+  const product: Product = (a, b) => (isHalf(half) && a.dtype === float32 ? matmulInFloat32(a, b, half) : a.matmul(b));
+  const run = (xs: Tensor, ws: Tensor, bs: Tensor | null) => fn(xs, ws, bs, product);
   const y = dims === 1
-    ? accumulatingInFloat32(op, [x.unsqueeze(2), weight.unsqueeze(2), bias ?? null] as const, fn).squeeze(2)
-    : accumulatingInFloat32(op, [x, weight, bias ?? null] as const, fn);
+    ? accumulatingInFloat32(op, [x.unsqueeze(2), weight.unsqueeze(2), bias ?? null] as const, run).squeeze(2)
+    : accumulatingInFloat32(op, [x, weight, bias ?? null] as const, run);
   return batched ? y : y.squeeze(0);
 }
 

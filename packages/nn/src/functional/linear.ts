@@ -1,5 +1,5 @@
 // F.linear: y = x·Wᵀ + b over the last dim of x.
-import { bfloat16, DTypeError, float16, ShapeError, type DType, type Tensor } from '@core/tensor';
+import { bfloat16, DTypeError, float16, matmulInFloat32, ShapeError, type DType, type Tensor } from '@core/tensor';
 import { checkTensor, shapeText } from '../internal/args.js';
 import { checkCompute, checkSameDevice } from '@core/tensor';
 import { autocastOp } from '@core/tensor';
@@ -39,10 +39,13 @@ function linearImpl(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor
     );
   }
   if (bias != null && bias.dtype === input.dtype && isHalf(input.dtype)) {
-    // PyTorch's addmm adds the bias to the GEMM's f32 accumulator and rounds once. Widening is exact
-    // and a product of two halves is exact in f32, so the f32 path rounds exactly where PyTorch does.
+    // PyTorch's addmm adds the bias to the GEMM's f32 accumulator and rounds once: the product is
+    // kept in f32 (one GEMM for all rows, in the half type where the backend can), the bias added
+    // there, and the sum rounded.
     checkCompute('linear', input);
-    return input.float().matmul(weight.float().t()).add(bias.float()).to(input.dtype);
+    const rows = input.ndim === 1 ? input.unsqueeze(0) : input.reshape([-1, inFeatures]);
+    const y = matmulInFloat32(rows, weight.t(), input.dtype).add(bias.float()).to(input.dtype);
+    return y.reshape([...input.shape.slice(0, -1), weight.shape[0]!]);
   }
   const out = input.matmul(weight.t());
   return bias != null ? out.add(bias) : out;

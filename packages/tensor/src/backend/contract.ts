@@ -19,11 +19,12 @@ export type { ArgReduceOp, BinaryOp, CompareOp, CumulativeOp, ReduceOp, UnaryOp 
  * adds optional members (1.1.0: the crossEntropy, unscaleAndCheck and adamw fused kernels; 1.2.0:
  * addcmul; 1.3.0: the argsort, cumulative and scatter primitives; 1.4.0: the attention fused
  * kernel; 1.5.0: `prepare` and the `autocastSpeed` capability; 1.6.0: the maxPool2d, adadelta and
- * rmsprop fused kernels and stridedSum, asStrided's gradient, and `prepare`'s options), so a backend built against 1.0.0
+ * rmsprop fused kernels and stridedSum, asStrided's gradient, and `prepare`'s options; 1.7.0: the
+ * matmulToFloat32 fused kernel), so a backend built against 1.0.0
  * still registers. A backend's `contractVersion` is a semver string with this major
  * (conformance: `storage/identity`).
  */
-export const CONTRACT_VERSION = '1.6.0';
+export const CONTRACT_VERSION = '1.7.0';
 
 /**
  * A strided view of a storage: element (i0, i1, …) lives at `offset + Σ ik·strides[k]` (in
@@ -516,6 +517,16 @@ export interface FusedKernels<S> {
    * `autograd/asStrided/`).
    */
   stridedSum(src: TensorRef<S>, view: StridedView, out: TensorRef<S>): void;
+  /**
+   * A matmul of 16-bit operands into a float32 out (since 1.7.0): `matmul`'s layout (rank 3, any
+   * strides, a batch stride may be 0, K ≥ 1, out never empty), a and b of one dtype, float16 or
+   * bfloat16, out float32. The products are summed in float32 and stored as they are: the
+   * accumulator a 16-bit GEMM holds before it rounds. Core's `matmulInFloat32` uses it (the 16-bit
+   * convolutions and linears of @core/nn add their bias there and round once, as PyTorch's GEMMs
+   * do); without it, core multiplies the operands widened to float32. Tolerance: as `matmul`
+   * (conformance: `composites/matmulInFloat32/`).
+   */
+  matmulToFloat32(a: TensorRef<S>, b: TensorRef<S>, out: TensorRef<S>): void;
 }
 
 /**

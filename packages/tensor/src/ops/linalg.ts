@@ -1,14 +1,17 @@
 // matmul family. Like PyTorch, these never promote dtypes (TP-5) and check devices in schema order (SD-5).
 import type { TensorRef } from '../backend/contract.js';
-import { bool, float64, int32 } from '../dtype/dtype.js';
+import { bfloat16, bool, float16, float32, float64, int32, type DType } from '../dtype/dtype.js';
 import { DTypeError, ShapeError } from '../errors/errors.js';
 import { schemaDevice } from '../dispatch/device-rule.js';
 import { allocate, backendOf, ref, requireCompute } from '../dispatch/run.js';
 import { Tensor } from '../tensor/tensor.js';
-import { broadcastShapes, broadcastStrides, numelOf, viewStrides } from '../tensor/shape.js';
+import { broadcastShapes, broadcastStrides, numelOf, sameShape, viewStrides } from '../tensor/shape.js';
 import { contiguousCopy, reshape, transpose, unsqueeze } from './views.js';
 import { record } from '../autograd/engine.js';
+import { isRecording, noGrad } from '../autograd/grad-mode.js';
 import { autocastIdle, autocastOp } from '../amp/autocast.js';
+import { fusedKernel } from '../dispatch/fused.js';
+import { cast } from './elementwise.js';
 
 function checkPair(op: string, a: Tensor, b: Tensor, names: [string, string]): void {
   if (!(a instanceof Tensor) || !(b instanceof Tensor)) throw new TypeError(`${op}(): both arguments must be Tensors`);
@@ -86,6 +89,70 @@ function batchedProduct(op: string, a: Tensor, b: Tensor): Tensor {
     : matrices && storedTransposed(b) ? transpose(batchedProduct(op, transpose(g, 0, 1), a), 0, 1)
     : batchedProduct(op, transpose(a, -1, -2), g),
   ], [...(a.requiresGrad ? [b] : []), ...(b.requiresGrad ? [a] : [])]);
+}
+
+/**
+ * `a @ b` (matmul's broadcasting, both at least 2-D) of `dtype` values (float16 or bfloat16), as
+ * float32: for ops outside core that compute a 16-bit result whose sums stay in float32 until they
+ * round once (the 16-bit convolutions and linears of @core/nn add their bias there). Each operand
+ * is of `dtype` (its gradient is rounded once, from float32 sums) or float32 holding `dtype` values,
+ * as `x.float()` gives (its gradient stays in float32, e.g. for a convolution's col2im to sum).
+ * Where the backend has the `matmulToFloat32` fused kernel, the product and its gradients run as
+ * `dtype` GEMMs summed in float32, the incoming gradient rounded to `dtype` first (exact when the
+ * result is rounded to `dtype` before it is used, as those layers do); elsewhere it is `matmul` of
+ * the operands widened to float32.
+ */
+export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType): Tensor {
+  if (!(a instanceof Tensor) || !(b instanceof Tensor)) throw new TypeError('matmulInFloat32(): both operands must be Tensors');
+  schemaDevice('matmulInFloat32', [{ name: 'input', tensor: a }, { name: 'other', tensor: b }]);
+  if (dtype !== float16 && dtype !== bfloat16) {
+    throw new DTypeError(`matmulInFloat32: dtype must be float16 or bfloat16, got ${dtype.name}`, 'matmulInFloat32', dtype.name);
+  }
+  for (const t of [a, b]) {
+    if (t.dtype !== dtype && t.dtype !== float32) {
+      throw new DTypeError(`matmulInFloat32: operands must be ${dtype.name} or float32 holding ${dtype.name} values, got ${t.dtype.name}`, 'matmulInFloat32', t.dtype.name);
+    }
+  }
+  if (a.ndim < 2 || b.ndim < 2) throw new ShapeError(`matmulInFloat32: both operands must be at least 2-D, got ${a.ndim}-D and ${b.ndim}-D`, 'matmulInFloat32');
+  if (a.shape[a.ndim - 1] !== b.shape[b.ndim - 2]) {
+    throw new ShapeError(`matmulInFloat32: mat1 and mat2 shapes cannot be multiplied (${shapeText(a)} and ${shapeText(b)})`, 'matmulInFloat32');
+  }
+  const backend = backendOf(a.device);
+  requireCompute(backend, dtype, 'matmulInFloat32');
+  const kernel = fusedKernel(backend, 'matmulToFloat32');
+  if (!kernel) return batchedProduct('matmul', cast(a, float32), cast(b, float32));
+  const [ah, bh] = noGrad(() => [castKeepingLayout(a, dtype), castKeepingLayout(b, dtype)] as const);
+  const product = (x: Tensor, y: Tensor): Tensor => {
+    const [M, K] = x.shape.slice(-2) as [number, number];
+    const N = y.shape[y.ndim - 1]!;
+    const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
+    const out = allocate([numelOf(batch), M, N], float32, x.device);
+    if (out.numel() > 0) {
+      if (K === 0) backend.kernels.fill(ref(out), 0);
+      else kernel(ref(asBatched(x, batch)), ref(asBatched(y, batch)), ref(out));
+    }
+    return reshape(out, [...batch, M, N]);
+  };
+  // The gradient of a 16-bit operand that was not broadcast is the 16-bit GEMM's output, rounded
+  // once; the engine sums those of broadcast operands over their batch dims in float32 and then
+  // rounds them once. A backward pass that is itself recorded (createGraph) multiplies the operands
+  // again through this op, so the gradients can be differentiated.
+  const gradient = (x: Tensor, y: Tensor, operand: Tensor): Tensor => {
+    if (isRecording()) return matmulInFloat32(x, y, dtype);
+    const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
+    return operand.dtype === dtype && sameShape([...batch, x.shape[x.ndim - 2]!, y.shape[y.ndim - 1]!], operand.shape) ? batchedProduct('matmul', x, y) : product(x, y);
+  };
+  return record('matmulInFloat32Backward', product(ah, bh), [a, b], (g) => {
+    const gh = cast(g, dtype);
+    const [left, right] = isRecording() ? [a, b] : [ah, bh];
+    return [a.requiresGrad ? gradient(gh, transpose(right, -1, -2), a) : null, b.requiresGrad ? gradient(transpose(left, -1, -2), gh, b) : null];
+  }, [ah, bh]);
+}
+
+/** `t` cast to `dtype`; a transposed matrix (a linear's `weight.t()`) stays transposed rather than being copied across. */
+function castKeepingLayout(t: Tensor, dtype: DType): Tensor {
+  if (t.dtype === dtype) return t;
+  return t.ndim === 2 && storedTransposed(t) ? transpose(cast(transpose(t, 0, 1), dtype), 0, 1) : cast(t, dtype);
 }
 
 /** A matrix whose columns are contiguous: the transpose of a row-major one. */

@@ -1,0 +1,105 @@
+// matmulInFloat32: the product that nn's 16-bit convolutions and linears keep in float32 (AC-8's
+// round-once rule), run by the cpu's fused matmulToFloat32 kernel (16-bit GEMMs) and by the widened
+// float32 matmul it falls back to. Operands hold small integers or short binary fractions, so every
+// sum is exact and both paths are compared bit for bit.
+import '@core/backend-cpu';
+import {
+  autograd, bfloat16, DTypeError, float16, float32, float64, getBackend, int32, matmulInFloat32, setFusedKernelsEnabled, ShapeError, tensor, type Tensor,
+} from '@core/tensor';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const cpuHasKernel = typeof getBackend('cpu').fused?.matmulToFloat32 === 'function';
+
+/** Runs `fn` with the backends' fused kernels on ('fused') or off ('widened'). */
+function withPath<T>(path: 'fused' | 'widened', fn: () => T): T {
+  setFusedKernelsEnabled(path === 'fused');
+  try {
+    return fn();
+  } finally {
+    setFusedKernelsEnabled(true);
+  }
+}
+
+/** Integers in [-4, 4] of `shape`, as `dtype`. */
+function integers(shape: number[], seed: number, dtype = bfloat16): Tensor {
+  const n = shape.reduce((a, b) => a * b, 1);
+  return tensor(Array.from({ length: n }, (_, i) => ((i * 7 + seed * 13) % 9) - 4)).reshape(shape).to(dtype);
+}
+
+afterEach(() => setFusedKernelsEnabled(true));
+
+describe('matmulInFloat32: 16-bit products summed and returned in float32', () => {
+  it('the cpu backend with its native addon offers the fused matmulToFloat32 kernel', () => {
+    expect(getBackend('cpu').native?.loaded, 'the native addon must load for the fused path to be tested').toBe(true);
+    expect(cpuHasKernel).toBe(true);
+  });
+
+  for (const path of ['fused', 'widened'] as const) {
+    it(`${path}: bf16 products of 256 and 1 sum to 257 in float32 (a bfloat16 result would round to 256)`, () => {
+      for (const dtype of [bfloat16, float16]) {
+        const y = withPath(path, () => matmulInFloat32(tensor([[256, 1]], { dtype }), tensor([[1], [1]], { dtype }), dtype));
+        expect(y.dtype).toBe(float32);
+        expect(Array.from(y.dataSync())).toEqual([257]);
+      }
+    });
+
+    it(`${path}: equals the float32 matmul of the widened operands, broadcast batches and transposed views included`, () => {
+      const cases: Array<[Tensor, Tensor]> = [
+        [integers([5, 7], 1), integers([7, 3], 2)],
+        [integers([2, 3, 5, 4], 3), integers([4, 6], 4)],
+        [integers([6, 4], 5).t(), integers([3, 5, 6], 6).transpose(1, 2)],
+        [integers([4, 40], 7, float16), integers([40, 33], 8, float16)],
+      ];
+      for (const [a, b] of cases) {
+        const y = withPath(path, () => matmulInFloat32(a, b, a.dtype));
+        const want = a.float().matmul(b.float());
+        expect(y.shape).toEqual(want.shape);
+        expect(Array.from(y.dataSync())).toEqual(Array.from(want.dataSync()));
+      }
+    });
+
+    it(`${path}: a broadcast 16-bit operand's gradient is summed over the batch in float32 and rounded once`, () => {
+      // grad a = (1 + 2⁻⁷)(1 + 2⁻³) − (1 + 2⁻³) = 2⁻⁷ + 2⁻¹⁰: rounding the first batch's product to
+      // bfloat16 on its own (1 + 2⁻³ + 2⁻⁷) would leave 2⁻⁷.
+      const a = tensor([[1]], { dtype: bfloat16, requiresGrad: true });
+      const b = tensor([[[1.125]], [[1.125]]], { dtype: bfloat16, requiresGrad: true });
+      withPath(path, () => matmulInFloat32(a, b, bfloat16).backward(tensor([[[1 + 2 ** -7]], [[-1]]])));
+      expect(a.grad!.dtype).toBe(bfloat16);
+      expect(Array.from(a.grad!.dataSync())).toEqual([2 ** -7 + 2 ** -10]);
+      expect(Array.from(b.grad!.dataSync())).toEqual([1 + 2 ** -7, -1]);
+    });
+
+    it(`${path}: a float32 operand holding bfloat16 values gets its gradient in float32, unrounded`, () => {
+      const a = tensor([[1.125]], { requiresGrad: true });
+      const b = tensor([[1 + 2 ** -7]], { dtype: bfloat16 });
+      withPath(path, () => matmulInFloat32(a, b, bfloat16).backward(tensor([[1 + 2 ** -7]])));
+      expect(a.grad!.dtype).toBe(float32);
+      expect(Array.from(a.grad!.dataSync())).toEqual([Math.fround((1 + 2 ** -7) ** 2)]);
+    });
+
+    it(`${path}: a recorded backward pass (createGraph) can be differentiated again`, () => {
+      const a = integers([3, 4], 9, float32).requiresGrad_();
+      const b = integers([4, 2], 10, float32).requiresGrad_();
+      const [ga] = withPath(path, () => autograd.grad(matmulInFloat32(a, b, bfloat16).sum(), [a], { createGraph: true }));
+      const [gb] = withPath(path, () => autograd.grad(ga!.sum(), [b]));
+      // Σ ga = Σ_i Σ_k Σ_j b[k, j]: each b[k, j] counts once per row of a.
+      expect(Array.from(gb!.dataSync())).toEqual(new Array(8).fill(3));
+    });
+  }
+
+  it('refuses dtypes other than float16 and bfloat16, and operands of other dtypes, with a DTypeError', () => {
+    const x = tensor([[1, 2]]);
+    const y = tensor([[1], [2]]);
+    expect(() => matmulInFloat32(x, y, float32)).toThrow(DTypeError);
+    expect(() => matmulInFloat32(x, y, float32)).toThrow(/dtype must be float16 or bfloat16, got float32/);
+    expect(() => matmulInFloat32(x.to(float64), y, bfloat16)).toThrow(/operands must be bfloat16 or float32 holding bfloat16 values, got float64/);
+    expect(() => matmulInFloat32(x.to(int32), y.to(int32), bfloat16)).toThrow(DTypeError);
+    expect(() => matmulInFloat32(x.to(float16), y, bfloat16)).toThrow(/got float16/);
+  });
+
+  it('refuses vectors and mismatched inner sizes with a ShapeError naming the shapes', () => {
+    expect(() => matmulInFloat32(tensor([1, 2]), tensor([[1], [2]]), bfloat16)).toThrow(ShapeError);
+    expect(() => matmulInFloat32(tensor([1, 2]), tensor([[1], [2]]), bfloat16)).toThrow(/at least 2-D, got 1-D and 2-D/);
+    expect(() => matmulInFloat32(tensor([[1, 2, 3]]), tensor([[1], [2]]), bfloat16)).toThrow(/shapes cannot be multiplied \(1x3 and 2x1\)/);
+  });
+});
