@@ -126,7 +126,7 @@ void run(const GemmProblem& p, const MicroKernel& kernel, int threads) {
   const int64_t kcMax = ceilDiv(p.k, ceilDiv(p.k, KC));
   const int64_t mcMax = std::min<int64_t>(sp.rows, mr * MC_PANELS), ncMax = std::min<int64_t>(sp.cols, NC);
   // Each region starts on a 64-byte boundary (the kernels load packed b with aligned loads).
-  const int64_t aFloats = roundUp(mcMax * kcMax, 16), bFloats = roundUp(roundUp(ncMax, nr) * kcMax, 16), tileFloats = mr * nr;
+  const int64_t aFloats = roundUp(mcMax * kcMax, 16) + PACK_SLACK_FLOATS, bFloats = roundUp(roundUp(ncMax, nr) * kcMax, 16) + PACK_SLACK_FLOATS, tileFloats = mr * nr;
   // The caller's scratch is had here, so running out of memory throws before any thread starts.
   threadScratch(aFloats + bFloats + tileFloats);
 

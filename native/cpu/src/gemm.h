@@ -28,8 +28,10 @@ using MicroKernelFn = void (*)(int64_t kc, const float* a, const float* b, float
 
 /**
  * Packs rows [0, rows) × depth [0, kc) of x whose depth is contiguous (x[i·rs + p]) into mr-row
- * panels, panel[p][i], zero-padded to mr rows: a transpose, done in register tiles.
+ * panels, panel[p][i], zero-padded to mr rows: a transpose, done in register tiles. It may write
+ * up to PACK_SLACK_FLOATS past the panels' end (whole-vector stores), so buffers leave that room.
  */
+constexpr int64_t PACK_SLACK_FLOATS = 16;
 using PackRowsFn = void (*)(const float* x, int64_t rows, int64_t kc, int64_t rs, int mr, float* dst);
 
 struct MicroKernel {

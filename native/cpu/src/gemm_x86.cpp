@@ -70,27 +70,31 @@ __attribute__((target("avx2,fma"))) void avx2Run(int64_t kc, const float* a, con
 /**
  * Each mr-row panel in slices of 16 rows (one for mr = 14, two for 32) and 16 depth steps: loads
  * a step run of each row (masked at the depth's end, zero past the last row), transposes the tile,
- * stores each step's row lanes (masked to the slice's width).
+ * stores each step's row lanes.
  */
 __attribute__((target("avx512f"))) void avx512PackRows(const float* x, int64_t rows, int64_t kc, int64_t rs, int mr, float* dst) {
   for (int64_t i0 = 0; i0 < rows; i0 += mr, dst += kc * mr) {
     for (int h = 0; h < mr; h += 16) {
       const int64_t live = std::clamp<int64_t>(rows - i0 - h, 0, 16);
-      const __mmask16 lanes = static_cast<__mmask16>((1u << std::min(16, mr - h)) - 1);
       const float* src = x + (i0 + h) * rs;
       for (int64_t p0 = 0; p0 < kc; p0 += 16) {
         const int steps = static_cast<int>(std::min<int64_t>(16, kc - p0));
         const __mmask16 depth = static_cast<__mmask16>((1u << steps) - 1);
         __m512 t[16];
 #pragma GCC unroll 16
-        for (int i = 0; i < 16; ++i) t[i] = i < live ? _mm512_maskz_loadu_ps(depth, src + i * rs + p0) : _mm512_setzero_ps();
+        for (int i = 0; i < 16; ++i) {
+          t[i] = i >= live ? _mm512_setzero_ps() : steps == 16 ? _mm512_loadu_ps(src + i * rs + p0) : _mm512_maskz_loadu_ps(depth, src + i * rs + p0);
+        }
         transposeTile<16>(t);
         float* d = dst + p0 * mr + h;
+        // Whole 16-lane stores (masked stores are slow on some AVX-512 CPUs, AMD's): with mr = 14 a
+        // store's last two lanes spill into the next step's slot, which is stored after it, or past
+        // the last panel, into the slack the callers leave (PACK_SLACK_FLOATS).
         if (steps == 16) {
 #pragma GCC unroll 16
-          for (int q = 0; q < 16; ++q) _mm512_mask_storeu_ps(d + q * mr, lanes, t[q]);
+          for (int q = 0; q < 16; ++q) _mm512_storeu_ps(d + q * mr, t[q]);
         } else {
-          for (int q = 0; q < steps; ++q) _mm512_mask_storeu_ps(d + q * mr, lanes, t[q]);
+          for (int q = 0; q < steps; ++q) _mm512_storeu_ps(d + q * mr, t[q]);
         }
       }
     }

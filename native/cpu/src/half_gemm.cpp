@@ -35,6 +35,9 @@ constexpr int64_t NC = 2048;
 /** Depth of a packed block in bytes per column: a KC × NR panel of b takes half of a 32 KiB L1 at NR = 32, leaving room for a's panel (1024 ran 512² bf16 products 30% slower). */
 constexpr int64_t KC_BYTES = 512;
 
+/** Bytes after each packed block that a pack's whole-vector stores may spill into (the f32 packRows' PACK_SLACK_FLOATS too). */
+constexpr int64_t PACK_SLACK = 4 * PACK_SLACK_FLOATS;
+
 int64_t ceilDiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
 int64_t roundUp(int64_t x, int64_t y) { return ceilDiv(x, y) * y; }
 
@@ -57,14 +60,13 @@ struct PanelKernel {
 /**
  * packPairs for depth contiguous (x[i·rs + p]): 16 rows × 16 pairs at a time, loaded masked by
  * halves (an odd depth's last pair ends in a zero; rows past the last are zero), transposed as
- * 32-bit lanes and stored masked to the slice of the panel's mr rows.
+ * 32-bit lanes and stored to the slice of the panel's mr rows.
  */
 __attribute__((target("avx512bw,avx512f"))) void packPairRows(const uint16_t* x, int64_t rows, int64_t kc, int64_t rs, int mr, uint16_t* dst) {
   const int64_t pairs = ceilDiv(kc, 2);
   for (int64_t i0 = 0; i0 < rows; i0 += mr, dst += pairs * 2 * mr) {
     for (int h = 0; h < mr; h += 16) {
       const int64_t live = std::clamp<int64_t>(rows - i0 - h, 0, 16);
-      const __mmask16 lanes = static_cast<__mmask16>((1u << std::min(16, mr - h)) - 1);
       const uint16_t* src = x + (i0 + h) * rs;
       for (int64_t q0 = 0; q0 < pairs; q0 += 16) {
         const int64_t halves = std::min<int64_t>(32, kc - 2 * q0);
@@ -73,16 +75,55 @@ __attribute__((target("avx512bw,avx512f"))) void packPairRows(const uint16_t* x,
         __m512 t[16];
 #pragma GCC unroll 16
         for (int i = 0; i < 16; ++i) {
-          t[i] = i < live ? _mm512_castsi512_ps(_mm512_maskz_loadu_epi16(depth, src + i * rs + 2 * q0)) : _mm512_setzero_ps();
+          t[i] = i >= live ? _mm512_setzero_ps()
+                 : halves == 32 ? _mm512_loadu_ps(src + i * rs + 2 * q0)
+                 : _mm512_castsi512_ps(_mm512_maskz_loadu_epi16(depth, src + i * rs + 2 * q0));
         }
         transposeTile<16>(t);
         uint16_t* d = dst + 2 * (q0 * mr + h);
+        // Whole 16-lane stores (masked stores are slow on some AVX-512 CPUs, AMD's): with mr < 16 a
+        // store's lanes past mr spill into the next k-pair's slot, which is stored after it, or past
+        // the last panel, into the scratch's slack (PACK_SLACK).
         if (steps == 16) {
 #pragma GCC unroll 16
-          for (int q = 0; q < 16; ++q) _mm512_mask_storeu_ps(d + 2 * q * mr, lanes, t[q]);
+          for (int q = 0; q < 16; ++q) _mm512_storeu_ps(d + 2 * q * mr, t[q]);
         } else {
-          for (int q = 0; q < steps; ++q) _mm512_mask_storeu_ps(d + 2 * q * mr, lanes, t[q]);
+          for (int q = 0; q < steps; ++q) _mm512_storeu_ps(d + 2 * q * mr, t[q]);
         }
+      }
+    }
+  }
+}
+#endif
+
+#if defined(__x86_64__)
+/**
+ * packPairs for rows contiguous (x[i + p·cs], a row-major b): per k-pair, 16 rows of the two depth
+ * runs widened to 32-bit lanes and joined, the first run's element in the low half.
+ */
+__attribute__((target("avx512vl,avx512bw,avx512f"))) void packPairColumns(const uint16_t* x, int64_t rows, int64_t kc, int64_t cs, int mr, uint16_t* dst) {
+  const int64_t pairs = ceilDiv(kc, 2);
+  // Depth outside, panels inside: x is read a row at a time, in order, and the packed block (the
+  // size of an L2) takes the scattered stores.
+  for (int64_t q = 0; q < pairs; ++q) {
+    const bool second = 2 * q + 1 < kc;
+    for (int64_t i0 = 0; i0 < rows; i0 += mr) {
+      const int64_t r = std::min<int64_t>(mr, rows - i0);
+      const uint16_t* s0 = x + i0 + 2 * q * cs;
+      uint32_t* d = reinterpret_cast<uint32_t*>(dst + (i0 / mr) * pairs * 2 * mr + q * 2 * mr);
+      for (int64_t h = 0; h < mr; h += 16) {
+        // Rows past the last (and a missing second element) are zeros. Whole runs load and store
+        // without masks: masked stores are slow on some AVX-512 CPUs (AMD's).
+        const int64_t live = std::clamp<int64_t>(r - h, 0, 16);
+        const __mmask16 lanes = static_cast<__mmask16>((1u << live) - 1);
+        const uint16_t* s1 = s0 + cs;
+        const __m256i first = live == 16 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s0 + h)) : _mm256_maskz_loadu_epi16(lanes, s0 + h);
+        const __m256i next = !second ? _mm256_setzero_si256()
+                             : live == 16 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s1 + h)) : _mm256_maskz_loadu_epi16(lanes, s1 + h);
+        const __m512i low = _mm512_cvtepu16_epi32(first), high = _mm512_cvtepu16_epi32(next);
+        const __m512i joined = _mm512_or_si512(low, _mm512_slli_epi32(high, 16));
+        if (mr - h >= 16) _mm512_storeu_si512(d + h, joined);
+        else _mm512_mask_storeu_epi32(d + h, static_cast<__mmask16>((1u << (mr - h)) - 1), joined);
       }
     }
   }
@@ -92,8 +133,13 @@ __attribute__((target("avx512bw,avx512f"))) void packPairRows(const uint16_t* x,
 /** Packs rows [0, rows) × depth [0, kc) of x (x[i·rs + p·cs]) into mr-row panels of bf16 k-pairs: panel[p/2][i][p%2]. */
 void packPairs(const uint16_t* x, int64_t rows, int64_t kc, int64_t rs, int64_t cs, int mr, uint16_t* dst) {
 #if defined(__x86_64__)
-  if (cs == 1) {  // the pair kernel runs on AVX512-BF16 CPUs, which have AVX512-BW (dpbf16Available)
+  // The pair kernel runs on AVX512-BF16 CPUs, which have AVX512-BW and -VL (dpbf16Available).
+  if (cs == 1) {
     packPairRows(x, rows, kc, rs, mr, dst);
+    return;
+  }
+  if (rs == 1) {
+    packPairColumns(x, rows, kc, cs, mr, dst);
     return;
   }
 #endif
@@ -290,7 +336,7 @@ void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads) {
   const int64_t tasks = p.batches * mParts * nParts;
   const int64_t kcMax = std::min(roundUp(p.k, kernel.kStep), KC_BYTES / kernel.bytes);
   const int64_t mcMax = std::min<int64_t>(rows, mr * MC_PANELS), ncMax = std::min<int64_t>(cols, NC);
-  const int64_t aBytes = roundUp(mcMax * kcMax * kernel.bytes, 64), bBytes = roundUp(ncMax * kcMax * kernel.bytes, 64);
+  const int64_t aBytes = roundUp(mcMax * kcMax * kernel.bytes, 64) + PACK_SLACK, bBytes = roundUp(ncMax * kcMax * kernel.bytes, 64) + PACK_SLACK;
   const int64_t blockBytes = rows * cols * 4;
   scratch(aBytes + bBytes + blockBytes);  // running out of memory throws before any thread starts
   const auto pack = [&](const uint16_t* x, int64_t n, int64_t kc, int64_t rs, int64_t cs, int panel, unsigned char* dst) {
@@ -342,8 +388,8 @@ void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads) {
 
 bool dpbf16Available() {
 #if defined(__x86_64__)
-  // Its pair packing loads with AVX512-BW masks (every CPU with AVX512-BF16 has them).
-  return cpuHas("avx512_bf16") && cpuHas("avx512bw");
+  // Its pair packing loads with AVX512-BW and -VL masks (every CPU with AVX512-BF16 has them).
+  return cpuHas("avx512_bf16") && cpuHas("avx512bw") && cpuHas("avx512vl");
 #else
   return false;
 #endif
