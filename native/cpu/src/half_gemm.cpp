@@ -354,6 +354,12 @@ void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads) {
     const int64_t rowCount = std::min(p.m - rowBegin, rows), colCount = std::min(p.n - colBegin, cols);
     const uint16_t* a = p.a.data + batch * p.a.batchStride + rowBegin * p.a.rowStride;
     const uint16_t* b = p.b.data + batch * p.b.batchStride + colBegin * p.b.colStride;
+    char* out = static_cast<char*>(p.out) + (p.outType == Elem::f32 ? 4 : 2) *
+                                                (batch * p.outBatchStride + rowBegin * p.outRowStride + colBegin * p.outColStride);
+    // A float32 out with unit column stride takes whole micro-tiles directly; the block holds the
+    // partial tiles at the right and bottom edges, and everything when out needs converting.
+    float* direct = p.outType == Elem::f32 && p.outColStride == 1 ? reinterpret_cast<float*>(out) : nullptr;
+    const int64_t wholeRows = rowCount / mr * mr, wholeCols = colCount / nr * nr;
     for (int64_t j0 = 0; j0 < colCount; j0 += ncMax) {
       const int64_t nc = std::min(ncMax, colCount - j0);
       for (int64_t p0 = 0; p0 < p.k; p0 += kcMax) {
@@ -367,20 +373,27 @@ void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads) {
             for (int64_t ir = 0; ir < mc; ir += mr) {
               const unsigned char* aPanel = packedA + ir * kcPacked * kernel.bytes;
               const unsigned char* bPanel = packedB + jr * kcPacked * kernel.bytes;
-              float* c = block + (i0 + ir) * cols + j0 + jr;
+              const int64_t row = i0 + ir, col = j0 + jr;
+              const bool whole = direct != nullptr && row < wholeRows && col < wholeCols;
+              float* c = whole ? direct + row * p.outRowStride + col : block + row * cols + col;
+              const int64_t ldc = whole ? p.outRowStride : cols;
               if (kernel.run != nullptr) {
-                kernel.run(kcPacked, aPanel, bPanel, c, cols, p0 > 0);
+                kernel.run(kcPacked, aPanel, bPanel, c, ldc, p0 > 0);
               } else {
-                kernel.f32(kc, reinterpret_cast<const float*>(aPanel), reinterpret_cast<const float*>(bPanel), c, cols, p0 > 0);
+                kernel.f32(kc, reinterpret_cast<const float*>(aPanel), reinterpret_cast<const float*>(bPanel), c, ldc, p0 > 0);
               }
             }
           }
         }
       }
     }
-    char* out = static_cast<char*>(p.out) + (p.outType == Elem::f32 ? 4 : 2) *
-                                                (batch * p.outBatchStride + rowBegin * p.outRowStride + colBegin * p.outColStride);
-    store(block, cols, rowCount, colCount, out, p.outType, p.outRowStride, p.outColStride);
+    if (direct == nullptr) {
+      store(block, cols, rowCount, colCount, out, p.outType, p.outRowStride, p.outColStride);
+    } else {
+      // The edge tiles: the columns right of the whole ones, then the rows below them.
+      store(block + wholeCols, cols, wholeRows, colCount - wholeCols, out + 4 * wholeCols, Elem::f32, p.outRowStride, 1);
+      store(block + wholeRows * cols, cols, rowCount - wholeRows, colCount, out + 4 * wholeRows * p.outRowStride, Elem::f32, p.outRowStride, 1);
+    }
   });
 }
 
