@@ -4,10 +4,10 @@
 // convolution with respect to its input: the weight's transpose times the input gives each input
 // pixel's contribution to every kernel position (columns), and col2im sums them into the output.
 // 1-D convolutions are 2-D ones over a height of 1.
-import { autocastOp, checkSameDevice, float32, matmulInFloat32, pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
+import { autocastOp, checkCompute, checkSameDevice, matmulInFloat32, pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
 import { bindArgs, checkFloating, checkRank, checkTensor, shapeText, type Args, type Pair } from '../internal/args.js';
 import { checkSameDType, isHalf } from './linear.js';
-import { accumulatingInFloat32, checkOutputSize, convOutputSize, overlapAdd, spatialSizes, windowColumns } from './windows.js';
+import { checkOutputSize, convOutputSize, overlapAdd, spatialSizes, windowColumns } from './windows.js';
 
 /** A 1-D size: one number, or a list of one (PyTorch's `_single`). */
 export type Single = number | readonly [number];
@@ -205,18 +205,24 @@ type Product = (a: Tensor, b: Tensor) => Tensor;
 
 /**
  * `fn` on batched 4-D `input` ([N, C, H, W]) and `weight`, 1-D ones over a height of 1, with the
- * result given the input's rank back; half types accumulate in float32 and round once. `fn`'s
- * `product` multiplies widened half operands as half GEMMs summed in float32 where the backend can.
+ * result given the input's rank back. Half types keep their sums in float32 and round once at the
+ * end, as PyTorch's convolutions do: the input (so its columns, and col2im in the backward pass)
+ * and the bias are widened, while the weight stays half for `product`, a half GEMM summed in
+ * float32 where the backend has one.
  */
 function planar(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bias: Tensor | null | undefined, fn: (x: Tensor, w: Tensor, b: Tensor | null, product: Product) => Tensor): Tensor {
   const batched = input.ndim === dims + 2;
   const x = batched ? input : input.unsqueeze(0);
-  const half = input.dtype;
-  const product: Product = (a, b) => (isHalf(half) && a.dtype === float32 ? matmulInFloat32(a, b, half) : a.matmul(b));
-  const run = (xs: Tensor, ws: Tensor, bs: Tensor | null) => fn(xs, ws, bs, product);
-  const y = dims === 1
-    ? accumulatingInFloat32(op, [x.unsqueeze(2), weight.unsqueeze(2), bias ?? null] as const, run).squeeze(2)
-    : accumulatingInFloat32(op, [x, weight, bias ?? null] as const, run);
+  const [xs, ws] = dims === 1 ? [x.unsqueeze(2), weight.unsqueeze(2)] : [x, weight];
+  const dtype = input.dtype;
+  let y: Tensor;
+  if (isHalf(dtype) && weight.dtype === dtype && (bias == null || bias.dtype === dtype)) {
+    checkCompute(op, input);
+    y = fn(xs.float(), ws, bias?.float() ?? null, (a, b) => matmulInFloat32(a, b, dtype)).to(dtype);
+  } else {
+    y = fn(xs, ws, bias ?? null, (a, b) => a.matmul(b));
+  }
+  if (dims === 1) y = y.squeeze(2);
   return batched ? y : y.squeeze(0);
 }
 
