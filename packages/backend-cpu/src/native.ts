@@ -404,17 +404,12 @@ function alongAxisParams(indexed: Ref, dim: number, index: Ref, other: Ref): Flo
 }
 
 /**
- * Whether autocast to bfloat16 trains faster than float32 where the bf16 GEMM runs vdpbf16ps. Measured
- * (`bench:cpu` ours-bf16 against ours, and fp32 and bf16 steps interleaved in one process, on a
- * 2-core AVX512-BF16 Xeon shared with other work): no — interleaved, the MNIST Net step runs at
- * 0.75–0.8× of float32 and the GPT step at 0.9–1.1×. The bf16 GEMM itself is 1.5–1.8× the fp32 one, but
- * @core/nn computes convolutions and biased linears on float32 copies of their bfloat16 operands
- * (rounding once, as PyTorch's addmm does), so the steps add casts to float32's work.
- * Re-measure before changing it.
+ * What `capabilities.autocastSpeed` says for the cpu backend: bfloat16 faster only where the bf16
+ * GEMM runs vdpbf16ps; float16 never. Measured with `bench:cpu` (ours-bf16 against ours) on a 2-core
+ * AVX512-BF16 EPYC: the MNIST Net step at 1.15–1.2× float32's speed and the GPT step at 1.4×, once
+ * convolutions and biased linears ran their GEMMs in bfloat16 (matmulToFloat32) rather than on
+ * float32 copies (before, 0.66–0.78× and 0.9–1.1×). Re-measure before changing it.
  */
-const BF16_TRAINING_FASTER = false;
-
-/** What `capabilities.autocastSpeed` says for the cpu backend: bfloat16 only where vdpbf16ps runs and measured faster; float16 never. */
 export function autocastSpeed(native: NativePath | CpuNativeUnavailable): NonNullable<Capabilities['autocastSpeed']> {
   const float16 = { faster: false, reason: 'the cpu has no native float16 arithmetic: float16 matmuls widen to float32' };
   if (!('info' in native)) return { bfloat16: { faster: false, reason: `no native bfloat16 kernels (${native.reason})` }, float16 };
@@ -423,12 +418,7 @@ export function autocastSpeed(native: NativePath | CpuNativeUnavailable): NonNul
     const why = native.info.features.includes('avx512_bf16') ? 'the gemm option or CORE_CPU_GEMM asks for it' : 'no AVX512-BF16 on this CPU';
     return { bfloat16: { faster: false, reason: `bfloat16 matmuls widen to float32 for the ${gemm} kernel (${why})` }, float16 };
   }
-  return {
-    bfloat16: BF16_TRAINING_FASTER
-      ? { faster: true, reason: 'bfloat16 matmuls run vdpbf16ps (AVX512-BF16)' }
-      : { faster: false, reason: 'measured slower than float32 on this AVX512-BF16 CPU: convolutions and biased linears compute on float32 copies of bfloat16 operands' },
-    float16,
-  };
+  return { bfloat16: { faster: true, reason: 'bfloat16 matmuls and convolutions run vdpbf16ps (AVX512-BF16), measured faster than float32' }, float16 };
 }
 
 /**
