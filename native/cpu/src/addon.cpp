@@ -3,8 +3,8 @@
 //   gemm(a, b, out, params, kind)  out = a @ b in float32 with kernel `kind`; returns the kernel that ran
 //   elementwise(op, out, a, b, params)  out = a (op 'copy') or a + − × ÷ b over strided float32 views
 //   random, reduce, softmax, crossEntropy, adamw   see numeric_addon.h
-//   halfGemm, halfElementwise, halfArgReduce, halfScatterAdd, halfGather, halfUnary, halfCompare, halfWhere
-//       16-bit kernels (half.h), below
+//   halfGemm, halfElementwise, halfArgReduce, halfScatterAdd, halfGather, halfUnary   16-bit kernels (half.h), below
+//   compare, where   float32 and 16-bit compares and selects on contiguous runs (half.h), below
 //   maxPool2d, maxPool2dBackward   max-pooling's fused float32, float16 and bfloat16 kernels (max_pool.h), below
 // gemm's params (a Float64Array) = [batches, m, n, k, then offset, batch, row and column strides of a,
 // b and out, then threads]; elementwise's = [rank, threads, shape, then offset and strides of out, a
@@ -435,60 +435,87 @@ Napi::Value HalfUnary(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// halfCompare(op, x, y, out, params): out = x op y ('gt', 'lt', 'ge', 'le', 'eq', 'ne') over contiguous 16-bit
-// Uint16Arrays into a bool Uint8Array, y broadcast when its stride is 0; params = [n, x's offset,
-// y's offset, y's stride (0 or 1), out's offset, threads, type code].
-Napi::Value HalfCompare(const Napi::CallbackInfo& info) {
+/** Argument i as its element data and length when it is a Float32Array (f32) or a Uint16Array (16-bit), by `type`; else null. */
+const void* runElements(const Napi::CallbackInfo& info, size_t i, Elem type, size_t& length) {
+  if (!info[i].IsTypedArray()) return nullptr;
+  Napi::TypedArray t = info[i].As<Napi::TypedArray>();
+  if (t.TypedArrayType() != (type == Elem::f32 ? napi_float32_array : napi_uint16_array)) return nullptr;
+  length = t.ElementLength();
+  // The typed array's own data pointer, as the other entry points read theirs.
+  if (type == Elem::f32) return info[i].As<Napi::Float32Array>().Data();
+  return info[i].As<Napi::Uint16Array>().Data();
+}
+
+// compare(op, x, y, out, params): out = x op y ('gt', 'lt', 'ge', 'le', 'eq', 'ne') over contiguous
+// float32 or 16-bit elements (Float32Arrays or Uint16Arrays, as the type code says) into a bool
+// Uint8Array, y broadcast when its stride is 0; params = [n, x's offset, y's offset, y's stride
+// (0 or 1), out's offset, threads, type code (0 f32, 1 f16, 2 bf16)].
+Napi::Value Compare(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto typed = [&](size_t i, napi_typedarray_type t) { return info[i].IsTypedArray() && info[i].As<Napi::TypedArray>().TypedArrayType() == t; };
-  const char* usage = "halfCompare(op, x, y, out, params): op is 'gt', 'lt', 'ge', 'le', 'eq' or 'ne', x and y Uint16Arrays, out a Uint8Array, params a Float64Array";
-  if (info.Length() != 5 || !info[0].IsString() || !typed(1, napi_uint16_array) || !typed(2, napi_uint16_array) || !typed(3, napi_uint8_array) || !isF64(info, 4)) {
+  const char* usage = "compare(op, x, y, out, params): op is 'gt', 'lt', 'ge', 'le', 'eq' or 'ne', x and y Float32Arrays or Uint16Arrays, out a Uint8Array, params a Float64Array";
+  if (info.Length() != 5 || !info[0].IsString() || !info[3].IsTypedArray() || info[3].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array || !isF64(info, 4)) {
     throw Napi::TypeError::New(env, usage);
   }
   static const std::pair<const char*, CompareOp> OPS[] = {
       {"gt", CompareOp::gt}, {"lt", CompareOp::lt}, {"ge", CompareOp::ge}, {"le", CompareOp::le}, {"eq", CompareOp::eq}, {"ne", CompareOp::ne}};
   const std::string name = info[0].As<Napi::String>().Utf8Value();
   const auto found = std::find_if(std::begin(OPS), std::end(OPS), [&](const auto& entry) { return name == entry.first; });
-  if (found == std::end(OPS)) throw Napi::Error::New(env, "halfCompare: op must be gt, lt, ge, le, eq or ne, got '" + name + "'");
+  if (found == std::end(OPS)) throw Napi::Error::New(env, "compare: op must be gt, lt, ge, le, eq or ne, got '" + name + "'");
   Napi::Float64Array params = info[4].As<Napi::Float64Array>();
-  if (params.ElementLength() != 7) throw Napi::RangeError::New(env, "halfCompare: params holds [n, x's offset, y's offset, y's stride, out's offset, threads, type], got " + std::to_string(params.ElementLength()) + " numbers");
+  if (params.ElementLength() != 7) throw Napi::RangeError::New(env, "compare: params holds [n, x's offset, y's offset, y's stride, out's offset, threads, type], got " + std::to_string(params.ElementLength()) + " numbers");
   int64_t f[7];
-  for (int i = 0; i < 7; ++i) f[i] = integer(env, params[i], "every param", "halfCompare");
-  if (f[0] < 1 || f[5] < 1 || (f[3] != 0 && f[3] != 1)) throw Napi::RangeError::New(env, "halfCompare: n and threads must be at least 1 and y's stride 0 or 1");
+  for (int i = 0; i < 7; ++i) f[i] = integer(env, params[i], "every param", "compare");
+  if (f[0] < 1 || f[5] < 1 || (f[3] != 0 && f[3] != 1)) throw Napi::RangeError::New(env, "compare: n and threads must be at least 1 and y's stride 0 or 1");
+  const Elem type = f[6] == 0 ? Elem::f32 : halfType(env, f[6], "compare");
+  size_t xLength = 0, yLength = 0;
+  const void* x = runElements(info, 1, type, xLength);
+  const void* y = runElements(info, 2, type, yLength);
+  if (x == nullptr || y == nullptr) throw Napi::TypeError::New(env, usage);
   const int64_t extent[1] = {f[0]}, unit[1] = {1}, yStride[1] = {f[3]};
-  Napi::Uint16Array x = info[1].As<Napi::Uint16Array>(), y = info[2].As<Napi::Uint16Array>();
+  const int64_t bytes = type == Elem::f32 ? 4 : 2;
+  // Bounds in elements, then the byte addresses.
+  checkedOperand<const char>(env, "compare", static_cast<const char*>(x), xLength, f[1], extent, unit, 1, "x");
+  checkedOperand<const char>(env, "compare", static_cast<const char*>(y), yLength, f[2], extent, yStride, 1, "y");
   Napi::Uint8Array out = info[3].As<Napi::Uint8Array>();
-  const uint16_t* xData = checkedOperand<const uint16_t>(env, "halfCompare", x.Data(), x.ElementLength(), f[1], extent, unit, 1, "x");
-  const uint16_t* yData = checkedOperand<const uint16_t>(env, "halfCompare", y.Data(), y.ElementLength(), f[2], extent, yStride, 1, "y");
-  uint8_t* outData = checkedOperand<uint8_t>(env, "halfCompare", out.Data(), out.ElementLength(), f[4], extent, unit, 1, "out");
-  halfCompare(found->second, halfType(env, f[6], "halfCompare"), xData, yData, f[3], outData, f[0], static_cast<int>(std::min<int64_t>(f[5], 256)));
+  uint8_t* outData = checkedOperand<uint8_t>(env, "compare", out.Data(), out.ElementLength(), f[4], extent, unit, 1, "out");
+  compareRuns(found->second, type, static_cast<const char*>(x) + f[1] * bytes, static_cast<const char*>(y) + f[2] * bytes, f[3], outData, f[0],
+              static_cast<int>(std::min<int64_t>(f[5], 256)));
   return env.Undefined();
 }
 
-// halfWhere(cond, a, b, out, params): out = cond ? a : b over 16-bit Uint16Arrays (cond a bool Uint8Array);
-// params = [n, then offset and stride (0 or 1) of cond, a and b, out's offset, threads].
-Napi::Value HalfWhere(const Napi::CallbackInfo& info) {
+// where(cond, a, b, out, params): out = cond ? a : b over float32 or 16-bit elements (a, b and out
+// Float32Arrays or Uint16Arrays, as the type code says; cond a bool Uint8Array); params = [n, then
+// offset and stride (0 or 1) of cond, a and b, out's offset, threads, type code (0 f32, 1 f16, 2 bf16)].
+Napi::Value Where(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto typed = [&](size_t i, napi_typedarray_type t) { return info[i].IsTypedArray() && info[i].As<Napi::TypedArray>().TypedArrayType() == t; };
-  if (info.Length() != 5 || !typed(0, napi_uint8_array) || !typed(1, napi_uint16_array) || !typed(2, napi_uint16_array) || !typed(3, napi_uint16_array) || !isF64(info, 4)) {
-    throw Napi::TypeError::New(env, "halfWhere(cond, a, b, out, params): cond a Uint8Array, a, b and out Uint16Arrays, params a Float64Array");
+  const char* usage = "where(cond, a, b, out, params): cond a Uint8Array, a, b and out Float32Arrays or Uint16Arrays, params a Float64Array";
+  if (info.Length() != 5 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array || !isF64(info, 4)) {
+    throw Napi::TypeError::New(env, usage);
   }
   Napi::Float64Array params = info[4].As<Napi::Float64Array>();
-  if (params.ElementLength() != 9) throw Napi::RangeError::New(env, "halfWhere: params holds [n, cond's, a's and b's offset and stride, out's offset, threads], got " + std::to_string(params.ElementLength()) + " numbers");
-  int64_t f[9];
-  for (int i = 0; i < 9; ++i) f[i] = integer(env, params[i], "every param", "halfWhere");
-  if (f[0] < 1 || f[8] < 1) throw Napi::RangeError::New(env, "halfWhere: n and threads must be at least 1");
+  if (params.ElementLength() != 10) throw Napi::RangeError::New(env, "where: params holds [n, cond's, a's and b's offset and stride, out's offset, threads, type], got " + std::to_string(params.ElementLength()) + " numbers");
+  int64_t f[10];
+  for (int i = 0; i < 10; ++i) f[i] = integer(env, params[i], "every param", "where");
+  if (f[0] < 1 || f[8] < 1) throw Napi::RangeError::New(env, "where: n and threads must be at least 1");
   for (int i : {2, 4, 6}) {
-    if (f[i] != 0 && f[i] != 1) throw Napi::RangeError::New(env, "halfWhere: every stride must be 0 or 1");
+    if (f[i] != 0 && f[i] != 1) throw Napi::RangeError::New(env, "where: every stride must be 0 or 1");
   }
+  const Elem type = f[9] == 0 ? Elem::f32 : halfType(env, f[9], "where");
+  size_t aLength = 0, bLength = 0, outLength = 0;
+  const void* a = runElements(info, 1, type, aLength);
+  const void* b = runElements(info, 2, type, bLength);
+  const void* out = runElements(info, 3, type, outLength);
+  if (a == nullptr || b == nullptr || out == nullptr) throw Napi::TypeError::New(env, usage);
   const int64_t extent[1] = {f[0]}, unit[1] = {1};
+  const int bytes = type == Elem::f32 ? 4 : 2;
   Napi::Uint8Array cond = info[0].As<Napi::Uint8Array>();
-  Napi::Uint16Array a = info[1].As<Napi::Uint16Array>(), b = info[2].As<Napi::Uint16Array>(), out = info[3].As<Napi::Uint16Array>();
-  const uint8_t* condData = checkedOperand<const uint8_t>(env, "halfWhere", cond.Data(), cond.ElementLength(), f[1], extent, f + 2, 1, "cond");
-  const uint16_t* aData = checkedOperand<const uint16_t>(env, "halfWhere", a.Data(), a.ElementLength(), f[3], extent, f + 4, 1, "a");
-  const uint16_t* bData = checkedOperand<const uint16_t>(env, "halfWhere", b.Data(), b.ElementLength(), f[5], extent, f + 6, 1, "b");
-  uint16_t* outData = checkedOperand<uint16_t>(env, "halfWhere", out.Data(), out.ElementLength(), f[7], extent, unit, 1, "out");
-  halfWhere(condData, f[2], aData, f[4], bData, f[6], outData, f[0], static_cast<int>(std::min<int64_t>(f[8], 256)));
+  const uint8_t* condData = checkedOperand<const uint8_t>(env, "where", cond.Data(), cond.ElementLength(), f[1], extent, f + 2, 1, "cond");
+  // Bounds in elements, then the byte addresses.
+  checkedOperand<const char>(env, "where", static_cast<const char*>(a), aLength, f[3], extent, f + 4, 1, "a");
+  checkedOperand<const char>(env, "where", static_cast<const char*>(b), bLength, f[5], extent, f + 6, 1, "b");
+  checkedOperand<const char>(env, "where", static_cast<const char*>(out), outLength, f[7], extent, unit, 1, "out");
+  selectRuns(bytes, condData, f[2], static_cast<const char*>(a) + f[3] * bytes, f[4], static_cast<const char*>(b) + f[5] * bytes, f[6],
+             const_cast<char*>(static_cast<const char*>(out)) + f[7] * bytes, f[0], static_cast<int>(std::min<int64_t>(f[8], 256)));
   return env.Undefined();
 }
 
@@ -616,8 +643,8 @@ static Napi::Object InitCoreCpu(Napi::Env env, Napi::Object exports) {
   exports.Set("halfScatterAdd", Napi::Function::New(env, core_cpu::HalfScatterAdd, "halfScatterAdd"));
   exports.Set("halfGather", Napi::Function::New(env, core_cpu::HalfGather, "halfGather"));
   exports.Set("halfUnary", Napi::Function::New(env, core_cpu::HalfUnary, "halfUnary"));
-  exports.Set("halfCompare", Napi::Function::New(env, core_cpu::HalfCompare, "halfCompare"));
-  exports.Set("halfWhere", Napi::Function::New(env, core_cpu::HalfWhere, "halfWhere"));
+  exports.Set("compare", Napi::Function::New(env, core_cpu::Compare, "compare"));
+  exports.Set("where", Napi::Function::New(env, core_cpu::Where, "where"));
   exports.Set("maxPool2d", Napi::Function::New(env, core_cpu::MaxPool2d, "maxPool2d"));
   exports.Set("maxPool2dBackward", Napi::Function::New(env, core_cpu::MaxPool2dBackward, "maxPool2dBackward"));
   return exports;

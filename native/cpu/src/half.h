@@ -167,16 +167,16 @@ enum class HalfUnaryOp { exp, erf, relu };
  */
 void halfUnary(HalfUnaryOp op, Elem type, const uint16_t* x, uint16_t* out, int64_t n, int threads);
 
-/** The comparisons the addon makes of 16-bit tensors; a NaN compares unequal to everything. */
+/** The comparisons the addon makes of float32 and 16-bit tensors; a NaN compares unequal to everything. */
 enum class CompareOp { gt, lt, ge, le, eq, ne };
 
 /**
- * out[i] = x[i] op y[i·yStride] (1 or 0) over n contiguous 16-bit elements of type `type`, compared
- * as their f32 values (a relu's backward mask, y > 0, with y a broadcast 0): bool bytes 0 or 1.
+ * out[i] = x[i] op y[i·yStride] (1 or 0) over n contiguous elements of type `type` (f32, or 16-bit
+ * compared as their f32 values): a relu's backward mask, y > 0 with y a broadcast 0. Bool bytes 0 or 1.
  */
-void halfCompare(CompareOp op, Elem type, const uint16_t* x, const uint16_t* y, int64_t yStride, uint8_t* out, int64_t n, int threads);
+void compareRuns(CompareOp op, Elem type, const void* x, const void* y, int64_t yStride, uint8_t* out, int64_t n, int threads);
 
-/** out[i] = cond[i·cs] ? a[i·as] : b[i·bs] over n 16-bit elements (each stride 0 or 1), bits moved as they are. */
-void halfWhere(const uint8_t* cond, int64_t cs, const uint16_t* a, int64_t as, const uint16_t* b, int64_t bs, uint16_t* out, int64_t n, int threads);
+/** out[i] = cond[i·cs] ? a[i·as] : b[i·bs] over n elements of `bytes` (2 or 4) each (strides 0 or 1), bits moved as they are. */
+void selectRuns(int bytes, const uint8_t* cond, int64_t cs, const void* a, int64_t as, const void* b, int64_t bs, void* out, int64_t n, int threads);
 
 }  // namespace core_cpu

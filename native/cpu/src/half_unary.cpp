@@ -1,9 +1,10 @@
 // exp, erf and relu of 16-bit tensors (a GPT's exps and its GELU's erf, the Net's relus, under bf16 autocast),
 // computed in double as the TypeScript kernels compute them (Math.exp; erf in kernels/math.ts, the
 // same operations in the same order), then rounded to f32 and to the 16-bit type; and the compares
-// and selects of a relu's backward pass (y > 0, where(mask, g, 0)) on contiguous 16-bit data.
+// and selects of a relu's backward pass (y > 0, where(mask, g, 0)) on contiguous float32 and 16-bit data.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "half.h"
 #include "pool.h"
@@ -88,8 +89,12 @@ namespace {
 constexpr int64_t SELECT_TASK = 1 << 15;
 
 template <Elem T>
-inline float widened(uint16_t h) {
-  if constexpr (T == Elem::bf16) return floatOf(static_cast<uint32_t>(h) << 16);
+using Storage = std::conditional_t<T == Elem::f32, float, uint16_t>;
+
+template <Elem T>
+inline float widened(Storage<T> h) {
+  if constexpr (T == Elem::f32) return h;
+  else if constexpr (T == Elem::bf16) return floatOf(static_cast<uint32_t>(h) << 16);
   else return fromFloat16(h);
 }
 
@@ -105,7 +110,9 @@ inline bool compared(float x, float y) {
 
 /** One run of a comparison, typed so that the unit-stride and broadcast loops vectorize. */
 template <CompareOp Op, Elem T>
-void compareRun(const uint16_t* x, const uint16_t* y, int64_t yStride, uint8_t* out, int64_t n) {
+void compareRun(const void* xRun, const void* yRun, int64_t yStride, uint8_t* out, int64_t n) {
+  const Storage<T>* x = static_cast<const Storage<T>*>(xRun);
+  const Storage<T>* y = static_cast<const Storage<T>*>(yRun);
   if (yStride == 0) {
     const float v = widened<T>(*y);
     for (int64_t i = 0; i < n; ++i) out[i] = compared<Op>(widened<T>(x[i]), v) ? 1 : 0;
@@ -114,7 +121,7 @@ void compareRun(const uint16_t* x, const uint16_t* y, int64_t yStride, uint8_t* 
   }
 }
 
-using CompareRun = void (*)(const uint16_t*, const uint16_t*, int64_t, uint8_t*, int64_t);
+using CompareRun = void (*)(const void*, const void*, int64_t, uint8_t*, int64_t);
 
 template <Elem T>
 CompareRun compareRunFor(CompareOp op) {
@@ -128,31 +135,41 @@ CompareRun compareRunFor(CompareOp op) {
   }
 }
 
+/** selectRuns over elements of type U, by masks rather than branches: a relu's mask is a coin flip per element, and the masked loop vectorizes. */
+template <typename U>
+void selectRun(const uint8_t* cond, int64_t cs, const U* a, int64_t as, const U* b, int64_t bs, U* out, int64_t begin, int64_t end) {
+  const auto pick = [](uint8_t c, U x, U y) {
+    const U m = static_cast<U>(U{0} - static_cast<U>(c != 0));
+    return static_cast<U>((x & m) | (y & static_cast<U>(~m)));
+  };
+  if (cs == 1 && as == 1 && bs == 0) {  // where(mask, g, 0)
+    const U other = *b;
+    for (int64_t i = begin; i < end; ++i) out[i] = pick(cond[i], a[i], other);
+  } else {
+    for (int64_t i = begin; i < end; ++i) out[i] = pick(cond[i * cs], a[i * as], b[i * bs]);
+  }
+}
+
 }  // namespace
 
-void halfCompare(CompareOp op, Elem type, const uint16_t* x, const uint16_t* y, int64_t yStride, uint8_t* out, int64_t n, int threads) {
-  const CompareRun run = type == Elem::bf16 ? compareRunFor<Elem::bf16>(op) : compareRunFor<Elem::f16>(op);
+void compareRuns(CompareOp op, Elem type, const void* x, const void* y, int64_t yStride, uint8_t* out, int64_t n, int threads) {
+  const CompareRun run = type == Elem::f32 ? compareRunFor<Elem::f32>(op) : type == Elem::bf16 ? compareRunFor<Elem::bf16>(op) : compareRunFor<Elem::f16>(op);
+  const int64_t bytes = type == Elem::f32 ? 4 : 2;
   const int64_t tasks = (n + SELECT_TASK - 1) / SELECT_TASK;
   Pool::instance().run(static_cast<int>(std::min<int64_t>(threads, tasks)), tasks, [&](int64_t task) {
     const int64_t begin = task * SELECT_TASK, count = std::min(n, begin + SELECT_TASK) - begin;
-    run(x + begin, y + begin * yStride, yStride, out + begin, count);
+    run(static_cast<const char*>(x) + begin * bytes, static_cast<const char*>(y) + begin * yStride * bytes, yStride, out + begin, count);
   });
 }
 
-void halfWhere(const uint8_t* cond, int64_t cs, const uint16_t* a, int64_t as, const uint16_t* b, int64_t bs, uint16_t* out, int64_t n, int threads) {
+void selectRuns(int bytes, const uint8_t* cond, int64_t cs, const void* a, int64_t as, const void* b, int64_t bs, void* out, int64_t n, int threads) {
   const int64_t tasks = (n + SELECT_TASK - 1) / SELECT_TASK;
   Pool::instance().run(static_cast<int>(std::min<int64_t>(threads, tasks)), tasks, [&](int64_t task) {
     const int64_t begin = task * SELECT_TASK, end = std::min(n, begin + SELECT_TASK);
-    // Masks rather than branches: a relu's mask is a coin flip per element, and the masked loop vectorizes.
-    const auto pick = [](uint8_t c, uint16_t x, uint16_t y) {
-      const uint16_t m = static_cast<uint16_t>(0u - static_cast<unsigned>(c != 0));
-      return static_cast<uint16_t>((x & m) | (y & static_cast<uint16_t>(~m)));
-    };
-    if (cs == 1 && as == 1 && bs == 0) {  // where(mask, g, 0)
-      const uint16_t other = *b;
-      for (int64_t i = begin; i < end; ++i) out[i] = pick(cond[i], a[i], other);
+    if (bytes == 4) {
+      selectRun(cond, cs, static_cast<const uint32_t*>(a), as, static_cast<const uint32_t*>(b), bs, static_cast<uint32_t*>(out), begin, end);
     } else {
-      for (int64_t i = begin; i < end; ++i) out[i] = pick(cond[i * cs], a[i * as], b[i * bs]);
+      selectRun(cond, cs, static_cast<const uint16_t*>(a), as, static_cast<const uint16_t*>(b), bs, static_cast<uint16_t*>(out), begin, end);
     }
   });
 }

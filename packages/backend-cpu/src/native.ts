@@ -101,8 +101,8 @@ interface CpuAddon extends Partial<NumericAddon> {
   halfScatterAdd(out: Uint16Array, index: Int32Array, src: Uint16Array, params: Float64Array): void;
   halfGather(x: Uint16Array, index: Int32Array, out: Uint16Array, params: Float64Array): void;
   halfUnary(op: HalfUnaryOp, x: Uint16Array, out: Uint16Array, params: Float64Array): void;
-  halfCompare(op: CompareOp, x: Uint16Array, y: Uint16Array, out: Uint8Array, params: Float64Array): void;
-  halfWhere(cond: Uint8Array, a: Uint16Array, b: Uint16Array, out: Uint16Array, params: Float64Array): void;
+  compare(op: CompareOp, x: HalfOrFloat, y: HalfOrFloat, out: Uint8Array, params: Float64Array): void;
+  where(cond: Uint8Array, a: HalfOrFloat, b: HalfOrFloat, out: HalfOrFloat, params: Float64Array): void;
 }
 
 type HalfOrFloat = Uint16Array | Float32Array;
@@ -110,7 +110,7 @@ type HalfOrFloat = Uint16Array | Float32Array;
 type HalfUnaryOp = 'exp' | 'erf' | 'relu';
 const HALF_UNARY_OPS: ReadonlySet<string> = new Set<HalfUnaryOp>(['exp', 'erf', 'relu']);
 /** The addon's 16-bit entry points: an addon without them is an older build, and the native path stays off. */
-const HALF_ENTRY_POINTS = ['halfGemm', 'halfElementwise', 'halfArgReduce', 'halfScatterAdd', 'halfGather', 'halfUnary', 'halfCompare', 'halfWhere'] as const;
+const HALF_ENTRY_POINTS = ['halfGemm', 'halfElementwise', 'halfArgReduce', 'halfScatterAdd', 'halfGather', 'halfUnary', 'compare', 'where'] as const;
 
 /** How the native path is chosen (the backend options of the same names). */
 export interface NativeChoice {
@@ -162,16 +162,17 @@ export interface NativePath extends NativeNumerics {
    */
   halfUnary(op: string, x: Ref, out: Ref, threads?: number): boolean;
   /**
-   * `compare` of a contiguous float16 or bfloat16 x with a y of its dtype, contiguous or a broadcast
-   * single element (a relu's backward mask, y > 0), into a contiguous bool out, as f32 values
-   * compare: returns false (doing nothing) for anything else.
+   * `compare` of a contiguous float32, float16 or bfloat16 x with a y of its dtype, contiguous or a
+   * broadcast single element (a relu's backward mask, y > 0), into a contiguous bool out, halves
+   * compared as their f32 values: returns false (doing nothing) for anything else.
    */
-  halfCompare(op: CompareOp, x: Ref, y: Ref, out: Ref, threads?: number): boolean;
+  compare(op: CompareOp, x: Ref, y: Ref, out: Ref, threads?: number): boolean;
   /**
-   * `where` of float16 or bfloat16 a and b (and out) with a bool cond, each contiguous or a broadcast
-   * single element (out contiguous), bits moved as they are: returns false (doing nothing) for anything else.
+   * `where` of float32, float16 or bfloat16 a and b (and out) with a bool cond, each contiguous or a
+   * broadcast single element (out contiguous), bits moved as they are: returns false (doing nothing)
+   * for anything else.
    */
-  halfWhere(cond: Ref, a: Ref, b: Ref, out: Ref, threads?: number): boolean;
+  where(cond: Ref, a: Ref, b: Ref, out: Ref, threads?: number): boolean;
 }
 
 /** The addon's default location: build/Release/core_cpu.node in this package (src/ and dist/ are one level below its root). */
@@ -359,24 +360,24 @@ export function loadNative(options: NativeChoice): NativePath | CpuNativeUnavail
         Float64Array.of(n, x.offset, out.offset, threadsNow ?? (n >= NATIVE_MIN_ELEMENTS / 8 ? threads : 1), code));
       return true;
     },
-    halfCompare(op, x, y, out, threadsNow) {
+    compare(op, x, y, out, threadsNow) {
       const code = HALF_CODES[x.dtype];
       const n = sizeOf(out.shape);
-      if (code === undefined || code === 0 || y.dtype !== x.dtype || out.dtype !== 'bool' || n === 0) return false;
+      if (code === undefined || y.dtype !== x.dtype || out.dtype !== 'bool' || n === 0) return false;
       const yStride = runStride(y, out);
       if (!sameShape(x.shape, out.shape) || runStride(x, out) !== 1 || yStride === null || runStride(out, out) !== 1) return false;
-      addon.halfCompare(op, x.storage.data as Uint16Array, y.storage.data as Uint16Array, out.storage.data as Uint8Array,
+      addon.compare(op, x.storage.data as HalfOrFloat, y.storage.data as HalfOrFloat, out.storage.data as Uint8Array,
         Float64Array.of(n, x.offset, y.offset, yStride, out.offset, threadsNow ?? (n >= NATIVE_PARALLEL_ELEMENTS ? threads : 1), code));
       return true;
     },
-    halfWhere(cond, a, b, out, threadsNow) {
+    where(cond, a, b, out, threadsNow) {
       const n = sizeOf(out.shape);
       const code = HALF_CODES[out.dtype];
-      if (code === undefined || code === 0 || a.dtype !== out.dtype || b.dtype !== out.dtype || cond.dtype !== 'bool' || n === 0) return false;
+      if (code === undefined || a.dtype !== out.dtype || b.dtype !== out.dtype || cond.dtype !== 'bool' || n === 0) return false;
       const [cs, as, bs] = [runStride(cond, out), runStride(a, out), runStride(b, out)];
       if (cs === null || as === null || bs === null || runStride(out, out) !== 1 || [cond, a, b].some((x) => x.storage === out.storage)) return false;
-      addon.halfWhere(cond.storage.data as Uint8Array, a.storage.data as Uint16Array, b.storage.data as Uint16Array, out.storage.data as Uint16Array,
-        Float64Array.of(n, cond.offset, cs, a.offset, as, b.offset, bs, out.offset, threadsNow ?? (n >= NATIVE_PARALLEL_ELEMENTS ? threads : 1)));
+      addon.where(cond.storage.data as Uint8Array, a.storage.data as HalfOrFloat, b.storage.data as HalfOrFloat, out.storage.data as HalfOrFloat,
+        Float64Array.of(n, cond.offset, cs, a.offset, as, b.offset, bs, out.offset, threadsNow ?? (n >= NATIVE_PARALLEL_ELEMENTS ? threads : 1), code));
       return true;
     },
     halfGather(x, dim, index, out) {
@@ -489,11 +490,12 @@ export function nativeKernels(native: NativePath, base: Kernels<CpuStorage>): Ke
       if (sizeOf(index.shape) < NATIVE_MIN_ELEMENTS || !native.halfScatterAdd(out, dim, index, src)) base.scatterAdd(out, dim, index, src);
     },
     compare(op, a, b, out) {
-      // The wasm kernels widen each 16-bit element on its own: a relu's backward mask ran 3× slower than in float32.
-      if (sizeOf(out.shape) < NATIVE_MIN_ELEMENTS || !native.halfCompare(op, a, b, out)) base.compare(op, a, b, out);
+      // A relu's backward mask and its where: the wasm kernels widen each 16-bit element on its own
+      // (3× slower than float32), and take 0.6 ns an element even in float32.
+      if (sizeOf(out.shape) < NATIVE_MIN_ELEMENTS || !native.compare(op, a, b, out)) base.compare(op, a, b, out);
     },
     where(cond, a, b, out) {
-      if (sizeOf(out.shape) < NATIVE_MIN_ELEMENTS || !native.halfWhere(cond, a, b, out)) base.where(cond, a, b, out);
+      if (sizeOf(out.shape) < NATIVE_MIN_ELEMENTS || !native.where(cond, a, b, out)) base.where(cond, a, b, out);
     },
     unary(op, x, out) {
       // exp and erf cost ~100 ns an element in TypeScript, and the wasm relu converts each 16-bit element on its own: worth the addon from a few thousand.

@@ -349,7 +349,7 @@ describe('native 16-bit exp, erf and relu', () => {
   });
 });
 
-describe('native 16-bit compares and where', () => {
+describe('native compares and where (float32 and 16-bit)', () => {
   const native = loaded();
   const boolOut = (n: number, shape: number[]) => ref(plain, 'bool', new Uint8Array(n) as never, shape);
 
@@ -364,7 +364,7 @@ describe('native 16-bit compares and where', () => {
         for (const y of ys) {
           const out = boolOut(65536, [256, 256]);
           const want = boolOut(65536, [256, 256]);
-          expect(native.halfCompare(op, x, y, out, 2)).toBe(true);
+          expect(native.compare(op, x, y, out, 2)).toBe(true);
           CpuKernels.compare(op, x, y, want);
           expect(bits(out)).toEqual(bits(want));
         }
@@ -372,29 +372,60 @@ describe('native 16-bit compares and where', () => {
     }
   });
 
+  it('compares float32 values, specials included, with broadcast specials and with other values, bit for bit the TypeScript kernel', () => {
+    const values = Float32Array.from([0, -0, 1, -1, 0.5, Infinity, -Infinity, NaN, 1e-45, -3.4e38, ...randoms(70000, 9, -2, 2)]);
+    const n = values.length;
+    const x = ref(plain, 'float32', values, [n]);
+    const ys = [ref(plain, 'float32', values.slice().reverse(), [n]), ...[0, -0, 1, -Infinity, NaN].map((v) => ref(plain, 'float32', Float32Array.of(v), [n], [0]))];
+    for (const op of ['gt', 'lt', 'ge', 'le', 'eq', 'ne'] as const) {
+      for (const y of ys) {
+        const out = boolOut(n, [n]);
+        const want = boolOut(n, [n]);
+        expect(native.compare(op, x, y, out, 2)).toBe(true);
+        CpuKernels.compare(op, x, y, want);
+        expect(bits(out)).toEqual(bits(want));
+      }
+    }
+  });
+
   it('selects with where, broadcast scalars and contiguous operands, bit for bit the TypeScript kernel', () => {
     const n = 70000;
     const cond = ref(plain, 'bool', Uint8Array.from(randomBits(n, 5), (u) => u & 1) as never, [n]);
+    // Quiet NaNs only: the TypeScript kernel reads elements as JS numbers, which quiets a signaling
+    // NaN. In plain arrays and in a wasm heap (a SharedArrayBuffer where threads run).
+    const values = Float32Array.from([NaN, -0, Infinity, -Infinity, 1e-45, ...randoms(n - 5, 8, -1e30, 1e30)]);
+    for (const be of [plain, heap]) {
+      const mask = ref(be, 'bool', Uint8Array.from(randomBits(n, 5), (u) => u & 1) as never, [n]);
+      const a32 = ref(be, 'float32', values, [n]);
+      for (const b of [ref(be, 'float32', Float32Array.of(-0), [n], [0]), ref(be, 'float32', randoms(n, 10), [n])]) {
+        const out = ref(be, 'float32', new Float32Array(n), [n]);
+        const want = ref(plain, 'float32', new Float32Array(n), [n]);
+        expect(native.where(mask, a32, b, out, 2)).toBe(true);
+        CpuKernels.where(mask, a32, b, want);
+        expect(bits(out)).toEqual(bits(want));
+      }
+    }
     for (const dtype of ['bfloat16', 'float16'] as const) {
       const a = ref(plain, dtype, Uint16Array.from(randomBits(n, 6), (u) => u & 0xffff), [n]);
       for (const b of [ref(plain, dtype, Uint16Array.of(0x8000), [n], [0]), ref(plain, dtype, Uint16Array.from(randomBits(n, 7), (u) => u >>> 16), [n])]) {
         const out = ref(plain, dtype, new Uint16Array(n), [n]);
         const want = ref(plain, dtype, new Uint16Array(n), [n]);
-        expect(native.halfWhere(cond, a, b, out, 2)).toBe(true);
+        expect(native.where(cond, a, b, out, 2)).toBe(true);
         CpuKernels.where(cond, a, b, want);
         expect(bits(out)).toEqual(bits(want));
       }
     }
   });
 
-  it('declines float32, strided operands and outputs that share a storage with an input', () => {
+  it('declines int32, strided operands and outputs that share a storage with an input', () => {
     const x = ref(plain, 'bfloat16', ALL16.subarray(0, 64), [8, 8]);
-    expect(native.halfCompare('gt', { ...x, strides: [1, 8] }, x, boolOut(64, [8, 8]))).toBe(false);
-    const f = ref(plain, 'float32', new Float32Array(64), [8, 8]);
-    expect(native.halfCompare('gt', f, f, boolOut(64, [8, 8]))).toBe(false);
+    expect(native.compare('gt', { ...x, strides: [1, 8] }, x, boolOut(64, [8, 8]))).toBe(false);
+    const i = ref(plain, 'int32', new Int32Array(64) as never, [8, 8]);
+    expect(native.compare('gt', i, i, boolOut(64, [8, 8]))).toBe(false);
+    expect(native.where(boolOut(64, [8, 8]), i, i, ref(plain, 'int32', new Int32Array(64) as never, [8, 8]))).toBe(false);
     const cond = boolOut(64, [8, 8]);
-    expect(native.halfWhere(cond, x, x, x)).toBe(false);
-    expect(native.halfWhere(cond, { ...x, strides: [1, 8] }, x, ref(plain, 'bfloat16', new Uint16Array(64), [8, 8]))).toBe(false);
+    expect(native.where(cond, x, x, x)).toBe(false);
+    expect(native.where(cond, { ...x, strides: [1, 8] }, x, ref(plain, 'bfloat16', new Uint16Array(64), [8, 8]))).toBe(false);
   });
 });
 
