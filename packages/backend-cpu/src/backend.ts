@@ -1,5 +1,6 @@
-import type { Backend, Capabilities, DTypeName, DTypeSupport, FusedKernels, HostArray, Kernels, MemoryStats } from '@core/tensor';
+import type { Backend, Capabilities, DTypeName, DTypeSupport, FusedKernels, HostArray, Kernels, MemoryStats, PreparedCall } from '@core/tensor';
 import { CpuFused, CpuKernels } from './kernels/index.js';
+import { CpuPreparedProgram } from './prepared.js';
 import { bytesPerElement, CpuStorage, isArrayFor } from './storage.js';
 import { wasmFused, wasmKernels } from './wasm/kernels.js';
 import { env } from './wasm/host.js';
@@ -193,6 +194,9 @@ export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
 
     kernels: 'info' in native ? nativeKernels(native, kernels) : kernels,
     fused: withNativeFused(runtime ? wasmFused(runtime, { ...CpuFused, ...options.fused }) : (options.fused ?? CpuFused)),
+
+    // Bound calls (prepared.ts): only wasm tasks can be bound, so without the wasm kernels core's replay makes each call.
+    ...(runtime && { prepare: (calls: readonly PreparedCall[]) => new CpuPreparedProgram(runtime, calls) }),
 
     wasm: runtime && {
       get active() {

@@ -1,5 +1,6 @@
 import { DTYPES, hostArrayFor, type DTypeName } from '@core/tensor';
 import type { WasmHeap } from './wasm/heap.js';
+import { binding, HostAccess } from './bind.js';
 
 /** The host array behind a CPU storage: the dtype's HostArray (half types hold their 16-bit bit patterns). */
 export type CpuArray = Float32Array | Float64Array | Int32Array | Uint16Array | Uint8Array;
@@ -83,6 +84,8 @@ export class CpuStorage {
   /** The host array; throws once the storage has been freed, so use-after-free fails loudly. */
   get data(): CpuArray {
     if (!this.live) throw new Error(`cpu: ${this.dtype} storage of ${this.numel} elements used after free()`);
+    // A prepared program binding a call: the kernel reaching here is one to make, not bind (bind.ts).
+    if (binding.record !== null) throw new HostAccess();
     const heap = this.heap;
     if (heap === null) return this.array!;
     // A plain (non-shared) wasm memory detaches its buffer when it grows: re-view the new one.

@@ -327,10 +327,10 @@ describe('compile on webgpu: the replay runs prepared programs', () => {
     }
   });
 
-  it('on the cpu device (no prepare) explain() says the interpreter runs', () => {
+  it('on the cpu device explain() says the cpu backend\'s bound calls run', () => {
     const step = compile((x: Tensor) => x.mul(2).sum());
     manualSeed(0);
     for (let i = 0; i < 3; i++) step(randn([4]));
-    expect(step.explain().programs[0]!.replay).toBe('interpreter (the backend has no prepare)');
+    expect(step.explain().programs[0]!.replay).toMatch(/^prepared \(cpu: \d+ calls, \d+ bound to wasm tasks, \d+ made as calls\)$/);
   });
 });

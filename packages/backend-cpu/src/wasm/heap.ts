@@ -3,6 +3,7 @@
 // same sizes every step); when the heap would have to grow, free neighbours are merged first and
 // the best-fitting merged block is split.
 import { reclaimsSynchronously } from '@core/tensor';
+import { binding } from '../bind.js';
 
 const PAGE = 65536;
 const ALIGN = 64;
@@ -70,6 +71,8 @@ export class WasmHeap {
 
   /** The address of a new block of at least `bytes` bytes, or -1 when the heap cannot hold it. */
   alloc(bytes: number): number {
+    // A kernel that takes temporaries cannot be bound to a prepared program (bind.ts).
+    if (binding.record !== null) binding.record.allocations++;
     const size = alignUp(bytes);
     let address = this.takeFree(size);
     if (address < 0 && this.top + size > this.capacity && this.freeBytes >= size) {

@@ -5,7 +5,8 @@
 import { SHARED_MODULE_BASE64, SHARED_RELAXED_MODULE_BASE64, SINGLE_MODULE_BASE64, SINGLE_RELAXED_MODULE_BASE64 } from './binary.js';
 import { RESERVED_BYTES, WasmHeap } from './heap.js';
 import { defaultThreads, env, isNode, nodeModule } from './host.js';
-import { CONTROL_BYTES, type PoolKernel, ThreadPool } from './threads.js';
+import { CONTROL_BYTES, KERNEL_NAMES, type PoolKernel, ThreadPool } from './threads.js';
+import { binding } from '../bind.js';
 
 /** 4 GiB: all a wasm32 memory can address. */
 const MAX_PAGES = 65536;
@@ -13,7 +14,7 @@ const MAX_PAGES = 65536;
 const FALLBACK_MAX_PAGES = [16384, 4096];
 const INITIAL_PAGES = 16; // 1 MiB; the heap grows as tensors arrive
 /** Bytes per argument block; each kernel call writes one (calls never overlap). */
-const ARGS_BYTES = 256;
+export const ARGS_BYTES = 256;
 
 export interface WasmRuntimeOptions {
   /** Threads for large kernels, this one included; default: CORE_CPU_THREADS, else the machine's cores (at most 8). */
@@ -180,7 +181,22 @@ export class WasmRuntime {
    */
   run(kernel: PoolKernel, tasks: number, threads = this.threads): void {
     const k = this.need();
+    const record = binding.record;
+    if (record !== null) {
+      // A prepared program binds this call: note the task instead of running it (bind.ts).
+      record.runs++;
+      record.kernel = KERNEL_NAMES.indexOf(kernel);
+      record.tasks = tasks;
+      record.threads = threads;
+      record.args = k.args;
+      return;
+    }
     k.pool.run(kernel, k.args, tasks, threads);
+  }
+
+  /** Runs a kernel (its KERNEL_NAMES index) on an argument block of the caller's, e.g. a prepared program's. */
+  runAt(kernel: number, args: number, tasks: number, threads: number): void {
+    this.need().pool.runIndex(kernel, args, tasks, threads);
   }
 
   private need(): NonNullable<WasmRuntime['kernels']> {

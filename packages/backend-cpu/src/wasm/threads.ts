@@ -156,7 +156,11 @@ export class ThreadPool {
 
   /** Runs tasks 0 … tasks−1 of `kernel` over the pool (on this thread alone when `threads` is 1) and returns when all are done. */
   run(kernel: PoolKernel, args: number, tasks: number, threads = this.threads): void {
-    const index = KERNEL_NAMES.indexOf(kernel);
+    this.runIndex(KERNEL_NAMES.indexOf(kernel), args, tasks, threads);
+  }
+
+  /** `run` with the kernel as its index in KERNEL_NAMES (prepared programs keep indices). */
+  runIndex(index: number, args: number, tasks: number, threads: number): void {
     if (this.threads === 1 || tasks === 1 || threads === 1) {
       const fn = this.fns[index];
       for (let task = 0; task < tasks; task++) fn(0, task, args);

@@ -85,6 +85,8 @@ interface Slot {
   readonly sub: number; // index inside an array argument, or -1
   readonly ref: TensorRef<unknown> | null; // null: the argument is a bare handle (write)
   readonly source: number; // index into the replay's live handles
+  /** The storage the call's argument holds now: a replay with the same input storages rewrites nothing. */
+  current: unknown;
 }
 
 interface ReplayCall {
@@ -463,12 +465,12 @@ function build(recorder: Recorder, args: readonly unknown[], value: unknown, par
   const slotsOf = (s: CallStep): Slot[] => {
     const slots: Slot[] = [];
     s.args.forEach((a, arg) => {
-      if (isRef(a) && sources.has(a.storage)) slots.push({ arg, sub: -1, ref: a, source: sources.get(a.storage)! });
+      if (isRef(a) && sources.has(a.storage)) slots.push({ arg, sub: -1, ref: a, source: sources.get(a.storage)!, current: a.storage });
       else if (Array.isArray(a)) {
         a.forEach((r, sub) => {
-          if (isRef(r) && sources.has(r.storage)) slots.push({ arg, sub, ref: r, source: sources.get(r.storage)! });
+          if (isRef(r) && sources.has(r.storage)) slots.push({ arg, sub, ref: r, source: sources.get(r.storage)!, current: r.storage });
         });
-      } else if (s.name === 'write' && arg === 0 && sources.has(a)) slots.push({ arg, sub: -1, ref: null, source: sources.get(a)! });
+      } else if (s.name === 'write' && arg === 0 && sources.has(a)) slots.push({ arg, sub: -1, ref: null, source: sources.get(a)!, current: a });
     });
     return slots;
   };
@@ -539,6 +541,8 @@ function fillSlots({ step, slots }: ReplayCall, handles: readonly unknown[]): vo
   for (let k = 0; k < slots.length; k++) {
     const slot = slots[k]!;
     const handle = handles[slot.source];
+    if (handle === slot.current) continue;
+    slot.current = handle;
     const replaced = slot.ref === null ? handle : { ...slot.ref, storage: handle };
     if (slot.sub < 0) args[slot.arg] = replaced;
     else (args[slot.arg] as unknown[])[slot.sub] = replaced;
