@@ -77,6 +77,40 @@ describe('matmulInFloat32: 16-bit products summed and returned in float32', () =
       expect(Array.from(a.grad!.dataSync())).toEqual([Math.fround((1 + 2 ** -7) ** 2)]);
     });
 
+    it(`${path}: a linear's weight.t() operand gets its gradient with the row-major product's values${path === 'fused' ? ', in the weight\'s layout' : ''}`, () => {
+      const x = integers([5, 6], 11);
+      const w = integers([3, 6], 12).requiresGrad_();
+      const g = integers([5, 3], 13, float32);
+      // The weight's own [3, 6] layout: a gradient made as xᵀg ([6, 3], row-major) would reach it
+      // transposed (the hook sees it before it is stored as .grad).
+      let contiguous: boolean | null = null;
+      w.registerHook((grad) => void (contiguous = grad.isContiguous()));
+      withPath(path, () => matmulInFloat32(x, w.t(), bfloat16).backward(g));
+      // (The widened path is the float32 matmul's own backward, which does not.)
+      if (path === 'fused') expect(contiguous).toBe(true);
+      expect(Array.from(w.grad!.dataSync())).toEqual(Array.from(g.t().matmul(x.float()).dataSync()));
+    });
+
+    it(`${path}: otherShape multiplies a strided view as its reshape would, gradients in the view's shape included`, () => {
+      // A convolution's windows: [1, 2, 3, 3] → 2×2 windows [1, 2, 2, 2, 2, 2] as columns [1, 1, 8, 4].
+      const image = integers([1, 2, 3, 3], 14, float32).requiresGrad_();
+      const windowsOf = (x: Tensor) => x.asStrided([1, 2, 2, 2, 2, 2], [18, 9, 3, 1, 3, 1]);
+      const w = integers([1, 3, 8], 15).requiresGrad_();
+      const g = integers([1, 1, 3, 4], 16, float32);
+      const viaShape = withPath(path, () => matmulInFloat32(w, windowsOf(image), bfloat16, { otherShape: [1, 1, 8, 4] }));
+      viaShape.backward(g);
+      const [gImage, gw] = [image.grad!, w.grad!];
+      image.grad = null;
+      w.grad = null;
+      const viaReshape = withPath(path, () => matmulInFloat32(w, windowsOf(image).reshape([1, 1, 8, 4]), bfloat16));
+      viaReshape.backward(g);
+      expect(viaShape.shape).toEqual([1, 1, 3, 4]);
+      expect(Array.from(viaShape.dataSync())).toEqual(Array.from(viaReshape.dataSync()));
+      expect(gImage.dtype).toBe(float32);
+      expect(Array.from(gImage.dataSync())).toEqual(Array.from(image.grad!.dataSync()));
+      expect(Array.from(gw.dataSync())).toEqual(Array.from(w.grad!.dataSync()));
+    });
+
     it(`${path}: a recorded backward pass (createGraph) can be differentiated again`, () => {
       const a = integers([3, 4], 9, float32).requiresGrad_();
       const b = integers([4, 2], 10, float32).requiresGrad_();
@@ -95,6 +129,31 @@ describe('matmulInFloat32: 16-bit products summed and returned in float32', () =
     expect(() => matmulInFloat32(x.to(float64), y, bfloat16)).toThrow(/operands must be bfloat16 or float32 holding bfloat16 values, got float64/);
     expect(() => matmulInFloat32(x.to(int32), y.to(int32), bfloat16)).toThrow(DTypeError);
     expect(() => matmulInFloat32(x.to(float16), y, bfloat16)).toThrow(/got float16/);
+  });
+
+  it('with otherShape, casts the strided view straight to the 16-bit operand: no float32 copy of the columns', () => {
+    const backend = getBackend('cpu');
+    const image = integers([2, 4, 6, 6], 17, float32);
+    const windows = image.asStrided([2, 4, 3, 3, 4, 4], [144, 36, 6, 1, 6, 1]);
+    const w = integers([1, 5, 36], 18);
+    const calls: string[] = [];
+    const { copy, cast } = backend.kernels;
+    backend.kernels.copy = (x, out) => { calls.push(`copy ${x.dtype}`); copy.call(backend.kernels, x, out); };
+    backend.kernels.cast = (x, out) => { calls.push(`cast ${x.dtype}->${out.dtype}`); cast.call(backend.kernels, x, out); };
+    try {
+      matmulInFloat32(w, windows, bfloat16, { otherShape: [2, 1, 36, 16] });
+    } finally {
+      Object.assign(backend.kernels, { copy, cast });
+    }
+    expect(calls).toEqual(['cast float32->bfloat16']);
+  });
+
+  it('refuses an otherShape of another size, or one that the input would broadcast, with a ShapeError', () => {
+    const b = integers([2, 4, 3], 19, float32);
+    expect(() => matmulInFloat32(integers([5, 4], 20), b, bfloat16, { otherShape: [2, 4, 4] })).toThrow(ShapeError);
+    expect(() => matmulInFloat32(integers([5, 4], 20), b, bfloat16, { otherShape: [2, 4, 4] })).toThrow(/otherShape \[2, 4, 4\] is invalid for an operand of 24 elements \(shape 2x4x3\)/);
+    expect(() => matmulInFloat32(integers([3, 5, 4], 20), b, bfloat16, { otherShape: [1, 4, 6] })).toThrow(/the other operand is not broadcast: its batch \[1\] must hold input's \(shape 3x5x4\)/);
+    expect(matmulInFloat32(integers([2, 5, 4], 20), b, bfloat16, { otherShape: [2, 4, 3] }).shape).toEqual([2, 5, 3]);
   });
 
   it('refuses vectors and mismatched inner sizes with a ShapeError naming the shapes', () => {

@@ -1,7 +1,7 @@
 // Channel-wise and alpha dropout: which elements drop together, the scaling, eval mode, PyTorch's
 // argument defaults and errors, and the modules.
 import { describe, expect, it } from 'vitest';
-import { float64, Generator, ones, randn, ShapeError, ValueError, type Tensor } from '@core/tensor';
+import { bfloat16, float16, float64, Generator, ones, rand, randn, ShapeError, ValueError, type Tensor } from '@core/tensor';
 import { F, nn } from '../src/index.js';
 import { values } from './helpers.js';
 
@@ -31,6 +31,19 @@ describe('F.dropout1d and F.dropout2d zero whole channels', () => {
     expect(channelValues(unbatched.unsqueeze(0))).toEqual(channelValues(batched.narrow(0, 0, 1)));
     const threeD = F.dropout2d(ones([4, 8, 5]), 0.5, true, { generator: new Generator(2) });
     expect(values(threeD)).toEqual(values(batched));
+  });
+
+  it('in bfloat16 and float16 a kept element is x times 1/(1 − p) rounded to the dtype, as the mask cast to the dtype and scaled gives', () => {
+    for (const dtype of [bfloat16, float16]) {
+      const x = randn([6, 40], { generator: new Generator(4) }).to(dtype);
+      const keep = rand([6, 40], { generator: new Generator(5) }).lt(1 - 0.3);
+      const want = x.mul(keep.to(dtype).mul(1 / 0.7));
+      const y = F.dropout(x, 0.3, true, { generator: new Generator(5) });
+      expect(y.dtype).toBe(dtype);
+      expect(Array.from(y.dataSync())).toEqual(Array.from(want.dataSync()));
+      // 1/0.7 is not a bfloat16 (or float16) value: scaling in float32 instead would differ.
+      expect(Array.from(y.dataSync())).not.toEqual(Array.from(x.float().mul(keep.float().mul(1 / 0.7)).to(dtype).dataSync()));
+    }
   });
 
   it('the gradient is the mask times 1/(1 − p); eval mode and p = 0 return the input itself; p = 1 zeros all', () => {

@@ -59,7 +59,7 @@ export { fusedCrossEntropy, type FusedCrossEntropyOptions } from './ops/cross-en
 export { fusedScaledDotProductAttention } from './ops/attention.js';
 export { fusedAdamStep, type FusedAdamTensors } from './ops/adam.js';
 export { fusedMaxPool2d, type MaxPool2dResult } from './ops/max-pool.js';
-export { matmulInFloat32 } from './ops/linalg.js';
+export { matmulInFloat32, type MatmulInFloat32Options } from './ops/linalg.js';
 export { fusedAdadeltaStep, fusedRMSpropStep, type FusedAdadeltaTensors, type FusedRMSpropTensors } from './ops/fused-update.js';
 export type { ValuesIndices } from './ops/reduce.js';
 export { memoryStats } from './tensor/memory.js';

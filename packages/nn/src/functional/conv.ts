@@ -7,7 +7,7 @@
 import { autocastOp, checkCompute, checkSameDevice, matmulInFloat32, pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
 import { bindArgs, checkFloating, checkRank, checkTensor, shapeText, type Args, type Pair } from '../internal/args.js';
 import { checkSameDType, isHalf } from './linear.js';
-import { checkOutputSize, convOutputSize, overlapAdd, spatialSizes, windowColumns } from './windows.js';
+import { checkOutputSize, convOutputSize, overlapAdd, slidingWindows, spatialSizes } from './windows.js';
 
 /** A 1-D size: one number, or a list of one (PyTorch's `_single`). */
 export type Single = number | readonly [number];
@@ -157,9 +157,10 @@ function convolution(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bia
     const xp = top + bottom + left + right > 0 ? pad(x, [left, right, top, bottom]) : x;
     const [oh, ow] = lift(out, 1);
     const K = Cg * kh * kw;
-    const cols = windowColumns(xp, { kernel: [kh, kw], stride: lift(stride, 1), dilation: lift(dilation, 1), out: [oh, ow] }).reshape([N, groups, K, oh * ow]);
+    // The windows [N, C, kh, kw, oh, ow] as columns [N, groups, K, L]: a copy of the view (im2col).
+    const windows = slidingWindows(xp, { kernel: [kh, kw], stride: lift(stride, 1), dilation: lift(dilation, 1), out: [oh, ow] }, 'kernel-first');
     // [groups, O/g, K] @ [N, groups, K, L] → [N, groups, O/g, L]: one matmul per (sample, group).
-    const y = product(w.reshape([groups, O / groups, K]), cols).reshape([N, O, oh, ow]);
+    const y = product(w.reshape([groups, O / groups, K]), windows, [N, groups, K, oh * ow]).reshape([N, O, oh, ow]);
     return b ? y.add(b.reshape([1, O, 1, 1])) : y;
   });
 }
@@ -200,8 +201,8 @@ function lift<T>(values: readonly T[], height: T): [T, T] {
   return values.length === 1 ? [height, values[0]!] : [values[0]!, values[1]!];
 }
 
-/** The matrix product of a convolution's weight and columns. */
-type Product = (a: Tensor, b: Tensor) => Tensor;
+/** The matrix product of a convolution's weight and columns: `a @ b.reshape(bShape)` (no reshape without bShape). */
+type Product = (a: Tensor, b: Tensor, bShape?: readonly number[]) => Tensor;
 
 /**
  * `fn` on batched 4-D `input` ([N, C, H, W]) and `weight`, 1-D ones over a height of 1, with the
@@ -218,9 +219,10 @@ function planar(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bias: Te
   let y: Tensor;
   if (isHalf(dtype) && weight.dtype === dtype && (bias == null || bias.dtype === dtype)) {
     checkCompute(op, input);
-    y = fn(xs.float(), ws, bias?.float() ?? null, (a, b) => matmulInFloat32(a, b, dtype)).to(dtype);
+    // The columns' 16-bit copy is cast straight from the windows of the widened input (otherShape).
+    y = fn(xs.float(), ws, bias?.float() ?? null, (a, b, bShape) => matmulInFloat32(a, b, dtype, bShape && { otherShape: bShape })).to(dtype);
   } else {
-    y = fn(xs, ws, bias ?? null, (a, b) => a.matmul(b));
+    y = fn(xs, ws, bias ?? null, (a, b, bShape) => a.matmul(bShape ? b.reshape(bShape) : b));
   }
   if (dims === 1) y = y.squeeze(2);
   return batched ? y : y.squeeze(0);

@@ -1,7 +1,7 @@
 // F.dropout and its channel-wise and self-normalising forms. Inverted dropout: each element (or
 // whole channel) is kept with probability 1 − p and scaled by 1/(1 − p), so eval mode is the
 // identity. Masks come from the seeded generator: rand(shape) < 1 − p.
-import { rand, ShapeError, ValueError, type Generator, type Tensor } from '@core/tensor';
+import { full, rand, ShapeError, ValueError, where, type Generator, type Tensor } from '@core/tensor';
 import { bindArgs, checkTensor, shapeText, type Args } from '../internal/args.js';
 
 /** dropout's options. */
@@ -34,8 +34,15 @@ export function checkProbability(p: unknown): asserts p is number {
 }
 
 /** 1 where kept (probability 1 − p), else 0, in `input`'s dtype, of `shape` (broadcast against the input). */
+/** 1 where an element is kept (probability 1 − p), 0 elsewhere, in the input's dtype. */
 function keepMask(input: Tensor, shape: readonly number[], p: number, generator: Generator | undefined): Tensor {
   return rand(shape, { device: input.device, ...(generator ? { generator } : {}) }).lt(1 - p).to(input.dtype);
+}
+
+/** The kept elements' scale 1/(1 − p), in the input's dtype, and zeros elsewhere: one select rather than a cast of the bool mask and a multiply, with the same bits. */
+function scaledKeepMask(input: Tensor, shape: readonly number[], p: number, generator: Generator | undefined): Tensor {
+  const keep = rand(shape, { device: input.device, ...(generator ? { generator } : {}) }).lt(1 - p);
+  return where(keep, full([], 1 / (1 - p), { dtype: input.dtype, device: input.device }), 0);
 }
 
 /**
@@ -45,7 +52,7 @@ export function dropout(input: Tensor, ...args: DropoutCall): Tensor {
   const { p, training, generator } = dropoutArgs('dropout', input, args, true);
   if (!training || p === 0) return input;
   if (p === 1) return input.mul(0);
-  return input.mul(keepMask(input, input.shape, p, generator).mul(1 / (1 - p)));
+  return input.mul(scaledKeepMask(input, input.shape, p, generator));
 }
 
 /** Zero whole channels (dim 1 of [N, C, *]) with probability p, scaling the kept ones by 1/(1 − p). */
@@ -53,7 +60,7 @@ function featureDropout(input: Tensor, p: number, training: boolean, generator: 
   if (!training || p === 0) return input;
   if (p === 1) return input.mul(0);
   const maskShape = input.shape.map((s, i) => (i < 2 ? s : 1));
-  return input.mul(keepMask(input, maskShape, p, generator).mul(1 / (1 - p)));
+  return input.mul(scaledKeepMask(input, maskShape, p, generator));
 }
 
 /** Channel-wise dropout of [N, C, L] or unbatched [C, L] input: each channel zeroed whole with probability p. */

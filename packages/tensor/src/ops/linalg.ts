@@ -27,7 +27,7 @@ function checkPair(op: string, a: Tensor, b: Tensor, names: [string, string]): v
   if (a.dtype === bool) throw new DTypeError(`${op}: not implemented for bool tensors; convert with .float()`, op, 'bool');
 }
 
-function shapeText(t: Tensor): string {
+function shapeText(t: { readonly shape: readonly number[] }): string {
   return t.shape.join('x');
 }
 
@@ -101,8 +101,12 @@ function batchedProduct(op: string, a: Tensor, b: Tensor): Tensor {
  * `dtype` GEMMs summed in float32, the incoming gradient rounded to `dtype` first (exact when the
  * result is rounded to `dtype` before it is used, as those layers do); elsewhere it is `matmul` of
  * the operands widened to float32.
+ *
+ * `options.otherShape` multiplies `b.reshape(otherShape)` without that reshape's copy when `b` is a
+ * strided view (a convolution's windows over its input): the 16-bit operand is cast straight from
+ * the view, and `b`'s gradient comes back in `b`'s shape. `b` is then not broadcast over `a`'s batch.
  */
-export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType): Tensor {
+export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: MatmulInFloat32Options = {}): Tensor {
   if (!(a instanceof Tensor) || !(b instanceof Tensor)) throw new TypeError('matmulInFloat32(): both operands must be Tensors');
   schemaDevice('matmulInFloat32', [{ name: 'input', tensor: a }, { name: 'other', tensor: b }]);
   if (dtype !== float16 && dtype !== bfloat16) {
@@ -113,15 +117,20 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType): Tensor {
       throw new DTypeError(`matmulInFloat32: operands must be ${dtype.name} or float32 holding ${dtype.name} values, got ${t.dtype.name}`, 'matmulInFloat32', t.dtype.name);
     }
   }
-  if (a.ndim < 2 || b.ndim < 2) throw new ShapeError(`matmulInFloat32: both operands must be at least 2-D, got ${a.ndim}-D and ${b.ndim}-D`, 'matmulInFloat32');
-  if (a.shape[a.ndim - 1] !== b.shape[b.ndim - 2]) {
-    throw new ShapeError(`matmulInFloat32: mat1 and mat2 shapes cannot be multiplied (${shapeText(a)} and ${shapeText(b)})`, 'matmulInFloat32');
+  const bShape = options.otherShape ?? b.shape;
+  if (options.otherShape !== undefined) checkOtherShape(a, b, bShape);
+  if (a.ndim < 2 || bShape.length < 2) throw new ShapeError(`matmulInFloat32: both operands must be at least 2-D, got ${a.ndim}-D and ${bShape.length}-D`, 'matmulInFloat32');
+  if (a.shape[a.ndim - 1] !== bShape[bShape.length - 2]) {
+    throw new ShapeError(`matmulInFloat32: mat1 and mat2 shapes cannot be multiplied (${shapeText(a)} and ${shapeText({ shape: bShape })})`, 'matmulInFloat32');
   }
+  /** b as the matrix operand: a differentiable reshape (a copy for a strided view). */
+  const bMatrix = (): Tensor => (bShape === b.shape ? b : reshape(b, bShape));
   const backend = backendOf(a.device);
   requireCompute(backend, dtype, 'matmulInFloat32');
   const kernel = fusedKernel(backend, 'matmulToFloat32');
-  if (!kernel) return batchedProduct('matmul', cast(a, float32), cast(b, float32));
-  const [ah, bh] = noGrad(() => [castKeepingLayout(a, dtype), castKeepingLayout(b, dtype)] as const);
+  if (!kernel) return batchedProduct('matmul', cast(a, float32), bShape === b.shape ? cast(b, float32) : reshape(cast(b, float32), bShape));
+  // A reshaped view is cast whole into a new contiguous tensor, which then reshapes as a view.
+  const [ah, bh] = noGrad(() => [castKeepingLayout(a, dtype), bShape === b.shape ? castKeepingLayout(b, dtype) : reshape(b.dtype === dtype ? b : cast(b, dtype), bShape)] as const);
   const product = (x: Tensor, y: Tensor): Tensor => {
     const [M, K] = x.shape.slice(-2) as [number, number];
     const N = y.shape[y.ndim - 1]!;
@@ -137,16 +146,39 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType): Tensor {
   // once; the engine sums those of broadcast operands over their batch dims in float32 and then
   // rounds them once. A backward pass that is itself recorded (createGraph) multiplies the operands
   // again through this op, so the gradients can be differentiated.
-  const gradient = (x: Tensor, y: Tensor, operand: Tensor): Tensor => {
+  const gradient = (x: Tensor, y: Tensor, operand: Tensor, shape: readonly number[]): Tensor => {
     if (isRecording()) return matmulInFloat32(x, y, dtype);
     const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
-    return operand.dtype === dtype && sameShape([...batch, x.shape[x.ndim - 2]!, y.shape[y.ndim - 1]!], operand.shape) ? batchedProduct('matmul', x, y) : product(x, y);
+    if (operand.dtype !== dtype || !sameShape([...batch, x.shape[x.ndim - 2]!, y.shape[y.ndim - 1]!], shape)) return product(x, y);
+    // A linear's weight.t() gets its gradient in the weight's own layout, (yᵀxᵀ)ᵀ: a gradient
+    // made row-major would reach the weight transposed, and its cast to the float32 parameter
+    // would run strided.
+    if (operand.ndim === 2 && storedTransposed(operand)) return transpose(batchedProduct('matmul', transpose(y, 0, 1), transpose(x, 0, 1)), 0, 1);
+    return batchedProduct('matmul', x, y);
   };
   return record('matmulInFloat32Backward', product(ah, bh), [a, b], (g) => {
     const gh = cast(g, dtype);
-    const [left, right] = isRecording() ? [a, b] : [ah, bh];
-    return [a.requiresGrad ? gradient(gh, transpose(right, -1, -2), a) : null, b.requiresGrad ? gradient(transpose(left, -1, -2), gh, b) : null];
+    const [left, right] = isRecording() ? [a, bMatrix()] : [ah, bh];
+    const gb = b.requiresGrad ? gradient(transpose(left, -1, -2), gh, b, bShape) : null;
+    return [a.requiresGrad ? gradient(gh, transpose(right, -1, -2), a, a.shape) : null, gb && bShape !== b.shape ? reshape(gb, b.shape) : gb];
   }, [ah, bh]);
+}
+
+/** matmulInFloat32's options. */
+export interface MatmulInFloat32Options {
+  /** Multiply `b.reshape(otherShape)`, casting a strided `b` straight into its 16-bit operand (see matmulInFloat32). */
+  readonly otherShape?: readonly number[];
+}
+
+/** otherShape holds b's elements and keeps the product's batch, so b's gradient reshapes back. */
+function checkOtherShape(a: Tensor, b: Tensor, shape: readonly number[]): void {
+  if (!shape.every((d) => Number.isInteger(d) && d >= 0) || numelOf(shape) !== b.numel()) {
+    throw new ShapeError(`matmulInFloat32: otherShape [${shape.join(', ')}] is invalid for an operand of ${b.numel()} elements (shape ${shapeText(b)})`, 'matmulInFloat32');
+  }
+  const batch = shape.slice(0, -2);
+  if (shape.length >= 2 && !sameShape(broadcastShapes([a.shape.slice(0, -2), batch], 'matmulInFloat32'), batch)) {
+    throw new ShapeError(`matmulInFloat32: with otherShape, the other operand is not broadcast: its batch [${batch.join(', ')}] must hold input's (shape ${shapeText(a)})`, 'matmulInFloat32');
+  }
 }
 
 /** `t` cast to `dtype`; a transposed matrix (a linear's `weight.t()`) stays transposed rather than being copied across. */
