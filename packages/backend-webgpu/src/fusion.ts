@@ -226,14 +226,22 @@ export class FusionChain {
       return 'member' in s ? s : { binding: index.get(s.binding)! };
     };
     const lines = members.map((m, k) => {
+      // Eager binds each input apart, so its kernel never sees one value twice; here two inputs of
+      // a member may read one binding or register, and the shader compiler would then fold x − x to
+      // 0 even for NaN and ±Inf (isfinite is x − x == 0). A repeat reads through the opaque zero.
+      const sources = this.sources[k]!;
+      const key = (s: Source) => ('member' in s ? `r${s.member}` : `b${s.binding}`);
+      const repeat = sources.map((s, i) => sources.slice(0, i).filter((o) => key(o) === key(s)).length);
+      const reg = (i: number, member: number) => (repeat[i]! > 0 ? `(r${member} ^ (z * ${repeat[i]}u))` : `r${member}`);
+      const pos = (i: number, binding: number) => (repeat[i]! > 0 ? `pos${binding} + z * ${repeat[i]}u` : `pos${binding}`);
       const store = m.body({
         ld: (i) => {
           const s = at(k, i);
-          return 'member' in s ? codecs[s.member]!.value(`r${s.member}`) : `b${s.binding}_ld(pos${s.binding})`;
+          return 'member' in s ? codecs[s.member]!.value(reg(i, s.member)) : `b${s.binding}_ld(${pos(i, s.binding)})`;
         },
         raw: (i) => {
           const s = at(k, i);
-          return 'member' in s ? `r${s.member}` : `b${s.binding}_raw(pos${s.binding})`;
+          return 'member' in s ? reg(i, s.member) : `b${s.binding}_raw(${pos(i, s.binding)})`;
         },
         extra: (j) => `P[${extraAt[k]! + j}u]`,
         zero: 'z',

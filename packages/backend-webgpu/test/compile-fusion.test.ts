@@ -6,7 +6,7 @@
 import '@core/backend-cpu';
 import { F, nn } from '@core/nn';
 import { AdamW, SGD, StepLR } from '@core/optim';
-import { autocast, bfloat16, compile, float32, int32, manualSeed, randint, randn, type Tensor } from '@core/tensor';
+import { autocast, bfloat16, compile, float32, int32, manualSeed, randint, randn, tensor, type Tensor } from '@core/tensor';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { WebGPUBackend } from '../src/index.js';
 import { float32Bits as bits, registeredBackend } from './helpers.js';
@@ -87,6 +87,26 @@ describe('compile on webgpu: fused elementwise chains give eager bits', () => {
       for (let j = 0; j < 3; j++) expect(await bits(got[j]!)).toEqual(await bits(want[j]!));
     }
     expect(step.explain().programs[0]!.replay).toMatch(/fused elementwise kernels/);
+  });
+
+  it('a member reading one value twice (x − x of isfinite, h − h of a register) keeps NaN and ±Inf as eager does', async () => {
+    // The shader compiler may fold x − x to 0 when it sees one value twice; eager's kernel reads two bindings.
+    const row = [NaN, 1, Infinity, -Infinity, 0, NaN, 100, -0];
+    const x = tensor([row, row.map((v) => -v)]).to('webgpu');
+    const finite = [0, 1, 0, 0, 1, 0, 1, 1];
+    const cases: [string, (x: Tensor) => Tensor, number[]][] = [
+      ['isfinite', (t) => t.isfinite(), [...finite, ...finite]],
+      ['isfinite of a strided view', (t) => t.slice(-1, 1, undefined, 2).isfinite(), [1, 0, 0, 1, 1, 0, 0, 1]],
+      ['h − h of a register', (t) => {
+        const h = t.exp(); // exp(100) overflows to Inf
+        return h.sub(h);
+      }, [NaN, 0, NaN, 0, 0, NaN, NaN, 0, NaN, 0, 0, NaN, 0, NaN, 0, 0]],
+    ];
+    for (const [what, fn, want] of cases) {
+      const { replay } = await expectEagerBits(fn, () => [x]);
+      expect(replay, what).toMatch(/fused elementwise kernels/);
+      expect(Array.from(await fn(x).data()), what).toEqual(want);
+    }
   });
 
   it('a seeded fuzz of random elementwise chains (broadcasts, scalars, casts, compare/where): eager bits at every replay', async () => {

@@ -1,6 +1,8 @@
 // Shared by the tests: the configuration under test (set by test/run.mjs), a started backend
 // (failing loudly, with the install hint, when WebGPU has no adapter), registered if asked, and
-// the float32 bits of a tensor for bit-for-bit comparisons.
+// the float32 bits of a tensor for bit-for-bit comparisons, and the conformance expectations.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { registerBackend, type Tensor } from '@core/tensor';
 import { createWebGPUBackend, NODE_INSTALL_HINT, type WebGPUBackend, type WebGPUBackendOptions } from '../src/index.js';
 
@@ -30,4 +32,15 @@ export async function registeredBackend(options: WebGPUBackendOptions = {}): Pro
 /** A tensor's values as float32 bit patterns (converted to float32 first), for bit-for-bit comparisons. */
 export async function float32Bits(t: Tensor): Promise<number[]> {
   return Array.from(new Uint32Array(new Float32Array(await t.float().data()).buffer));
+}
+
+/**
+ * The conformance expectations of this configuration: the backend's file in @core/conformance plus,
+ * for SwiftShader, the entries of test/expectations/swiftshader.json (that driver's own gaps, each
+ * with its reason).
+ */
+export function conformanceExpectations(): { backend: string; expectations: unknown[] } {
+  const read = (relative: string): { expectations: unknown[] } => JSON.parse(readFileSync(fileURLToPath(new URL(relative, import.meta.url)), 'utf8'));
+  const extra = CONFIG === 'swiftshader' ? read('./expectations/swiftshader.json').expectations : [];
+  return { backend: 'webgpu', expectations: [...read('../../conformance/expectations/webgpu.json').expectations, ...extra] };
 }
