@@ -1,6 +1,6 @@
-// WebGPU benchmark: matmul at several sizes and one MLP training step through the public API
-// (model, loss, backward, optimizer step), on webgpu and on the cpu backend in the same run,
-// printed as a table with webgpu/cpu ratios and written to docs/benchmarks/webgpu.md and
+// WebGPU benchmark: matmul at several sizes and two training steps through the public API (model,
+// loss, backward, optimizer step: an MLP and a small GPT), on webgpu (eager and compiled) and on the
+// cpu backend in the same run, printed as a table with webgpu/cpu and compiled/eager ratios and written to docs/benchmarks/webgpu.md and
 // webgpu.json (the format of lib/report.mjs), from which docs/guides/benchmarks.md is regenerated.
 // On this project's machines webgpu is a software Vulkan driver (lavapipe/SwiftShader), so the
 // figures are only relative; on a machine with a GPU the same command measures the real thing.
@@ -8,8 +8,9 @@
 import '@core/backend-cpu';
 import '@core/backend-webgpu';
 import { F, nn } from '@core/nn';
-import { SGD } from '@core/optim';
-import { availableDevices, getBackend, manualSeed, randint, randn } from '@core/tensor';
+import { AdamW, SGD } from '@core/optim';
+import { availableDevices, compile, getBackend, int32, manualSeed, randint, randn, setDefaultDevice } from '@core/tensor';
+import { GPT } from './lib/programs.mjs';
 import { writeGuide } from './guide.mjs';
 import { reportHeader, resultsTable, writeReport } from './lib/report.mjs';
 import { installedVersion } from './lib/version.mjs';
@@ -46,37 +47,71 @@ for (const n of [128, 256, 512, 1024]) {
   }
   rows.push({ id: `matmul-${n}`, workload: `matmul ${n}×${n} fp32`, unit: 'GFLOPS', tolerance: null, results: result });
 }
-{
+/**
+ * A training step's row: eager on cpu and webgpu, and on webgpu through `compile()` (its first two
+ * calls trace; the replays after them are timed), with webgpu's dispatches per step.
+ */
+async function trainingRow(id, workload, make) {
   const result = {};
-  for (const dev of ['cpu', 'webgpu']) {
+  const dispatches = {};
+  for (const [column, dev, wrap] of [['cpu', 'cpu', null], ['webgpu', 'webgpu', null], ['webgpu-compiled', 'webgpu', compile]]) {
     manualSeed(0);
-    const model = new nn.Sequential(new nn.Linear(784, 256), new nn.ReLU(), new nn.Linear(256, 10)).to(dev);
-    const optimizer = new SGD(model.parameters(), { lr: 0.01 });
-    const x = randn([128, 784]).to(dev);
-    const y = randint(0, 10, [128]).to(dev);
-    const { ms, reps } = await median(async () => {
-      const loss = F.crossEntropy(model.forward(x), y);
-      optimizer.zeroGrad();
-      loss.backward();
-      optimizer.step();
-      await loss.item();
-    });
-    result[dev] = { value: 1000 / ms, ms, reps };
+    // The GPT makes its positions with arange(): on the default device, as a PyTorch user's model would be written for one.
+    setDefaultDevice(dev);
+    const { step, inputs } = make(dev);
+    const run = wrap ? wrap(step) : step;
+    const stats = () => getBackend(dev).stats?.() ?? null;
+    const { ms, reps } = await median(async () => { await run(...inputs).item(); }, 3);
+    const before = stats();
+    await run(...inputs).item();
+    const after = stats();
+    if (dev === 'webgpu' && before && after) dispatches[column] = after.dispatches - before.dispatches;
+    result[column] = { value: 1000 / ms, ms, reps };
   }
-  rows.push({ id: 'mlp', workload: 'MLP 784→256→10 step, batch 128, SGD', unit: 'steps/s', tolerance: null, results: result });
+  setDefaultDevice('cpu');
+  rows.push({ id, workload, unit: 'steps/s', tolerance: null, results: result });
+  if (Object.keys(dispatches).length > 0) dispatchNotes.push(`${workload}: ${dispatches.webgpu} dispatches per step eager, ${dispatches['webgpu-compiled']} compiled`);
 }
+
+const dispatchNotes = [];
+await trainingRow('mlp', 'MLP 784→256→10 step, batch 128, SGD', (dev) => {
+  const model = new nn.Sequential(new nn.Linear(784, 256), new nn.ReLU(), new nn.Linear(256, 10)).to(dev);
+  const optimizer = new SGD(model.parameters(), { lr: 0.01 });
+  const step = (x, y) => {
+    optimizer.zeroGrad();
+    const loss = F.crossEntropy(model.call(x), y);
+    loss.backward();
+    optimizer.step();
+    return loss;
+  };
+  return { step, inputs: [randn([128, 784]).to(dev), randint(0, 10, [128]).to(dev)] };
+});
+await trainingRow('gpt', 'GPT train step (nanoGPT, 2 layers, 64 wide, 4 heads, block 32, 65 tokens), batch 8, AdamW', (dev) => {
+  const model = new GPT({ vocabSize: 65, blockSize: 32, nLayer: 2, nHead: 4, nEmbd: 64 }).to(dev);
+  const optimizer = new AdamW(model.parameters(), { lr: 1e-3 });
+  const step = (idx, targets) => {
+    optimizer.zeroGrad();
+    const loss = model.call(idx, targets);
+    loss.backward();
+    optimizer.step();
+    return loss;
+  };
+  return { step, inputs: [randint(0, 65, [8, 32], { dtype: int32 }).to(dev), randint(0, 65, [8, 32], { dtype: int32 }).to(dev)] };
+});
 
 const report = {
   ...reportHeader('webgpu', 'WebGPU benchmark'),
   method: [
     'fp32; the median of several runs after warm-up, each ending with `await t.item()` on one element of the result (the loss in the MLP step), so the time includes the work, not just queueing it.',
     'Where the adapter is a software Vulkan driver (lavapipe, SwiftShader), webgpu itself runs on the CPU: compare the ratio column, not the absolute figures, with a real GPU.',
+    '"webgpu, compiled" runs each training step through `compile()`: its first two calls trace (warm-up), the replays are timed; "compiled / eager" is its figure over webgpu\'s.',
   ],
   libraries: [
     { id: 'cpu', label: 'cpu backend', package: '@core/backend-cpu', version: installedVersion('@core/backend-cpu'), threads: null, completion: null, notes: [] },
     { id: 'webgpu', label: 'webgpu', package: '@core/backend-webgpu', version: installedVersion('@core/backend-webgpu'), threads: null, completion: null, notes: [`adapter: ${adapter}`] },
+    { id: 'webgpu-compiled', label: 'webgpu, compiled', package: '@core/backend-webgpu', version: installedVersion('@core/backend-webgpu'), threads: null, completion: null, notes: ['the training steps through `compile()` (prepared programs, elementwise fusion); matmuls are not run', ...dispatchNotes] },
   ],
-  ratios: [{ numerator: 'webgpu', denominator: 'cpu' }],
+  ratios: [{ numerator: 'webgpu', denominator: 'cpu' }, { numerator: 'webgpu-compiled', denominator: 'webgpu', label: 'compiled / eager' }],
   rows,
 };
 console.log(`\n${resultsTable(report)}\n`);
