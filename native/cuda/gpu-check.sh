@@ -14,7 +14,9 @@
 #      native/cuda/gpu-check.sh run [OUT_DIR]        (default: $OUT, else native/cuda/gpu-check-out)
 #    It unpacks node, loads the carried addon (or builds one with nvcc for the local GPU), then
 #    runs: the conformance suite on cuda (GEMM by cuBLASLt when present, then the matmul cases
-#    again on our own kernels), the fused attention kernel at realistic sizes against a float64
+#    again on our own kernels, then every case compiled: compile()'s replays through CUDA graphs),
+#    compiled training steps (MLP with SGD and Adam, a small conv net) against eager bit for bit on
+#    both GEMM paths (packages/backend-cuda/test/graph-check.mjs), the fused attention kernel at realistic sizes against a float64
 #    reference computed on the host (packages/backend-cuda/test/attention-check.mjs), train-mnist
 #    with --amp fp16 and --amp bf16 (EPOCHS, default 2), and the CUDA benchmarks (GEMM TFLOPS by
 #    dtype and size, MLP steps/s), and writes
@@ -110,6 +112,8 @@ run() {
   step probe probe
   step conformance conformance "$OUT_DIR/conformance" --gemm auto
   step conformance-own-gemm conformance "$OUT_DIR/conformance-own-gemm" --gemm own --filter matmul
+  step conformance-compiled conformance "$OUT_DIR/conformance-compiled" --gemm auto --compiled
+  step compiled compiled "$OUT_DIR/compiled.json" "${quick[@]}"
   step attention attention "$OUT_DIR/attention.json" "${quick[@]}"
   step train-fp16 train "$OUT_DIR/train-fp16.json" --amp fp16 --epochs "$epochs" --model "${MODEL:-cnn}"
   step train-bf16 train "$OUT_DIR/train-bf16.json" --amp bf16 --epochs "$epochs" --model "${MODEL:-cnn}"
@@ -121,15 +125,25 @@ const read = (n) => { try { return JSON.parse(fs.readFileSync(`${dir}/${n}.resul
 const lines = ['# CUDA backend: GPU check', '', '```', fs.readFileSync(`${dir}/machine.txt`, 'utf8').trim(), fs.readFileSync(`${dir}/steps.txt`, 'utf8').trim(), '```', ''];
 const probe = read('probe');
 lines.push(`Probe: ${probe ? JSON.stringify(probe.probe) : 'no result'}`, '');
-for (const n of ['conformance', 'conformance-own-gemm']) {
+const titles = {
+  conformance: 'Conformance (GEMM: cuBLASLt when loaded)',
+  'conformance-own-gemm': 'Conformance, matmul cases on our GEMM kernels',
+  'conformance-compiled': 'Conformance, every case compiled (replays through CUDA graphs)',
+};
+for (const n of Object.keys(titles)) {
   const r = read(n);
-  lines.push(`## ${n === 'conformance' ? 'Conformance (GEMM: cuBLASLt when loaded)' : 'Conformance, matmul cases on our GEMM kernels'}`, '');
+  lines.push(`## ${titles[n]}`, '');
   if (!r) { lines.push('no result (see the log)', ''); continue; }
   lines.push(`pass ${r.counts.pass}, fail ${r.counts.fail}, skip ${r.counts.skip}, xfail ${r.counts.xfail}, xpass ${r.counts.xpass} of ${r.counts.total}; GEMM calls: cuBLASLt ${r.stats?.cublasLtCalls}, wmma ${r.stats?.wmmaCalls}, tiled ${r.stats?.tiledCalls}`, '');
   for (const f of r.failed) lines.push(`- ${f}`);
   if (r.failedTotal > r.failed.length) lines.push(`- … ${r.failedTotal - r.failed.length} more in ${n}.json`);
   lines.push('');
 }
+const comp = read('compiled');
+lines.push('## Compiled training steps (CUDA graphs) against eager, bit for bit', '');
+if (comp) for (const r of comp.runs) lines.push(`- ${r.ok ? 'ok' : 'FAIL'} ${r.model} ${r.optimizer}, GEMM ${r.gemm}: ${r.steps} steps, ${r.replays} replays, ${r.graphLaunches} graph launches, first loss difference ${r.firstLossDiff}, parameters ${r.paramsSame ? 'equal' : 'DIFFER'}; ${r.replay.join('; ')}`);
+else lines.push('no result (see compiled.log)');
+lines.push('');
 const att = read('attention');
 lines.push('## Fused attention against float64 on the host', '');
 if (att) for (const r of att.results) lines.push(`- ${r.ok ? 'ok' : 'FAIL'} ${r.name}: out ${r.out.mismatches} mismatches (worst ${r.out.worstOfTolerance.toFixed(2)} of the tolerance), logSumExp ${r.logSumExp.mismatches}`);
@@ -157,5 +171,5 @@ NODE_EOF
 case "${1:-}" in
   prepare) prepare ;;
   run) shift; run "$@" ;;
-  *) sed -n '2,25p' "$0"; exit 2 ;;
+  *) sed -n '2,27p' "$0"; exit 2 ;;
 esac

@@ -21,8 +21,9 @@ async function loadCpu(): Promise<string> {
   return 'cpu';
 }
 describeConformance(loadCpu, { name: 'cpu', expectations: expectationsFor('cpu'), strict: true });
-// Every case compiled too: wrapped in compile() and called until it replays (the webgpu and cuda
-// backends run compiled once their replay is in place).
+// Every case compiled too: wrapped in compile() and called until it replays. The webgpu and cuda
+// backends' own tests run the suite compiled (on lavapipe, SwiftShader and Chromium; through the
+// fake CUDA driver).
 describeConformance(loadCpu, { name: 'cpu', compiled: true, expectations: expectationsFor('cpu.compiled'), strict: true });
 
 /** Backends that register a device when their package is imported. */

@@ -1,6 +1,7 @@
 // The GPU check's Node side, bundled by `gpu-check.sh prepare` into one file (one copy of core):
 //   node gpu-check.mjs probe
-//   node gpu-check.mjs conformance OUT_PREFIX [--gemm auto|own] [--filter SUBSTRING]
+//   node gpu-check.mjs conformance OUT_PREFIX [--gemm auto|own] [--filter SUBSTRING] [--compiled]
+//   node gpu-check.mjs compiled OUT.json [--quick]   compiled training steps (CUDA graphs) against eager
 //   node gpu-check.mjs train OUT.json --amp fp16|bf16|off [--epochs N] [--device cuda]
 //   node gpu-check.mjs bench OUT.json [--quick]
 //   node gpu-check.mjs attention OUT.json [--quick]
@@ -11,9 +12,12 @@ import '@core/backend-cuda';
 import { probeCuda } from '@core/backend-cuda';
 import { renderMarkdown, runConformance } from '@core/conformance';
 import { availableDevices, getBackend } from '@core/tensor';
+import { F, nn } from '@core/nn';
+import * as optim from '@core/optim';
 import { train } from '../../../examples/train-mnist/src/train.ts';
 import { runCudaBench } from '../../../test/bench/cuda.mjs';
 import { checkAttention, EMULATED_CASES, GPU_CASES } from '../../../packages/backend-cuda/test/attention-check.mjs';
+import { compiledTraining } from '../../../packages/backend-cuda/test/graph-check.mjs';
 
 const [command, out, ...rest] = process.argv.slice(2);
 const flag = (name, fallback) => (rest.includes(name) ? rest[rest.indexOf(name) + 1] : fallback);
@@ -30,16 +34,18 @@ switch (command) {
     const gemm = flag('--gemm', 'auto');
     if (device === 'cuda') getBackend('cuda').setGemmMode(0, gemm);
     const filter = flag('--filter', undefined);
+    const compiled = rest.includes('--compiled');
     let done = 0;
     const report = await runConformance(() => device, {
       strict: false,
       filter,
+      compiled,
       onResult: () => { if (++done % 500 === 0) console.log(`  ${done} cases`); },
     });
     writeFileSync(`${out}.json`, `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(`${out}.md`, renderMarkdown(report));
     const failed = report.cases.filter((r) => r.status === 'fail').map((r) => `${r.id}: ${String(r.message ?? '').split('\n')[0]}`);
-    result({ gemm, counts: report.counts, ok: report.ok, failed: failed.slice(0, 40), failedTotal: failed.length, stats: device === 'cuda' ? getBackend('cuda').stats(0) : null });
+    result({ gemm, compiled, counts: report.counts, ok: report.ok, failed: failed.slice(0, 40), failedTotal: failed.length, stats: device === 'cuda' ? getBackend('cuda').stats(0) : null });
     break;
   }
   case 'train': {
@@ -53,6 +59,27 @@ switch (command) {
     const last = run.epochs.at(-1);
     result({ amp, device: run.device, epochs: run.epochs.length, testAccuracy: last?.testAccuracy, trainLoss: last?.trainLoss, stepsPerSecond: last?.stepsPerSecond,
       skippedSteps: run.epochs.reduce((s, e) => s + e.skippedSteps, 0), endedIn: last?.amp, notices: run.notices });
+    break;
+  }
+  case 'compiled': {
+    // compile()'s replays through CUDA graphs on the GPU: each step's loss and the final parameters
+    // against eager's, bit for bit, on both GEMM paths (cuBLASLt matmuls are made as calls between graphs).
+    await availableDevices();
+    const cuda = getBackend('cuda');
+    const steps = rest.includes('--quick') ? 12 : 60;
+    const runs = [];
+    for (const gemm of ['own', 'auto']) {
+      cuda.setGemmMode(0, gemm);
+      for (const [model, optimizer] of [['mlp', 'sgd'], ['mlp', 'adam'], ['conv', 'sgd']]) {
+        const r = await compiledTraining({ nn, F, optim }, { model, optimizer, steps });
+        const ok = r.firstLossDiff === -1 && r.paramsSame && r.replay.every((line) => line.startsWith('prepared (cuda:'));
+        console.log(`  ${ok ? 'ok' : 'FAIL'} ${model} ${optimizer} gemm ${gemm}: ${r.replays} replays, ${r.graphLaunches} graph launches, first loss difference at ${r.firstLossDiff}; ${r.replay.join('; ')}`);
+        runs.push({ gemm, model, optimizer, ok, ...r });
+      }
+    }
+    cuda.setGemmMode(0, 'auto');
+    writeFileSync(out, `${JSON.stringify(runs, null, 2)}\n`);
+    result({ ok: runs.every((r) => r.ok), runs });
     break;
   }
   case 'bench': {
@@ -71,6 +98,6 @@ switch (command) {
     break;
   }
   default:
-    console.error('usage: gpu-check.mjs probe | conformance OUT_PREFIX [--gemm auto|own] | train OUT.json --amp fp16|bf16 | bench OUT.json | attention OUT.json');
+    console.error('usage: gpu-check.mjs probe | conformance OUT_PREFIX [--gemm auto|own] [--compiled] | compiled OUT.json | train OUT.json --amp fp16|bf16 | bench OUT.json | attention OUT.json');
     process.exit(2);
 }

@@ -18,6 +18,9 @@ int deviceCount = 0;
 std::vector<std::unique_ptr<rt::DeviceState>> devices;
 std::vector<std::string> deviceErrors;
 int64_t reportedBytes = 0;  // device bytes reported to V8 as external memory
+// A prepared program's capture: armed by captureBegin, it starts on the device the first call queues on.
+bool captureArmed = false;
+int captureDevice = -1;
 
 rt::DeviceState& device(const Napi::Env& env, const Napi::Value& v) {
   if (!driver) throw Napi::Error::New(env, "cuda is unavailable: " + unavailableReason);
@@ -33,6 +36,31 @@ rt::DeviceState& device(const Napi::Env& env, const Napi::Value& v) {
     }
   }
   return *devices[i];
+}
+
+Napi::Error notCapturable(const Napi::Env& env, const std::string& what, const char* code) {
+  Napi::Error e = Napi::Error::New(env, what);
+  e.Set("code", Napi::String::New(env, code));
+  return e;
+}
+
+/** The device an operation queues on: while a capture is armed, it starts there or must be there. */
+rt::DeviceState& queueOn(const Napi::Env& env, const Napi::Value& v) {
+  rt::DeviceState& d = device(env, v);
+  if (!captureArmed) return d;
+  if (captureDevice < 0) {
+    try {
+      d.beginCapture();
+    } catch (const rt::CudaError& e) {
+      captureArmed = false;
+      throw Napi::Error::New(env, e.what());
+    }
+    captureDevice = d.index();
+  } else if (captureDevice != d.index()) {
+    throw notCapturable(env, "cuda:" + std::to_string(d.index()) + ": a call on another device than the capture's (cuda:" + std::to_string(captureDevice) + ")",
+                        "CUDA_CAPTURE_OTHER_DEVICE");
+  }
+  return d;
 }
 
 /** Keep V8's view of external memory equal to the bytes the allocators hold, so GC keeps pace with device memory. */
@@ -76,6 +104,8 @@ template <typename F>
 Napi::Value guarded(const Napi::CallbackInfo& info, F&& f) {
   try {
     return f();
+  } catch (const rt::NotCapturable& e) {
+    throw notCapturable(info.Env(), e.what(), "CUDA_NOT_CAPTURABLE");
   } catch (const rt::CudaError& e) {
     throw Napi::Error::New(info.Env(), e.what());
   }
@@ -157,7 +187,7 @@ Napi::Value Probe(const Napi::CallbackInfo& info) {
 
 Napi::Value Alloc(const Napi::CallbackInfo& info) {
   return guarded(info, [&] {
-    rt::DeviceState& d = device(info.Env(), info[0]);
+    rt::DeviceState& d = queueOn(info.Env(), info[0]);
     cu::DevicePtr p = d.alloc((size_t)info[1].As<Napi::Number>().DoubleValue());
     reportMemory(info.Env());
     return Napi::Number::New(info.Env(), (double)p);
@@ -166,14 +196,14 @@ Napi::Value Alloc(const Napi::CallbackInfo& info) {
 
 Napi::Value Free(const Napi::CallbackInfo& info) {
   return guarded(info, [&] {
-    device(info.Env(), info[0]).free((cu::DevicePtr)info[1].As<Napi::Number>().DoubleValue());
+    queueOn(info.Env(), info[0]).free((cu::DevicePtr)info[1].As<Napi::Number>().DoubleValue());
     return info.Env().Undefined();
   });
 }
 
 Napi::Value EmptyCache(const Napi::CallbackInfo& info) {
   return guarded(info, [&] {
-    device(info.Env(), info[0]).emptyCache();
+    queueOn(info.Env(), info[0]).emptyCache();
     reportMemory(info.Env());
     return info.Env().Undefined();
   });
@@ -183,7 +213,7 @@ Napi::Value Write(const Napi::CallbackInfo& info) {
   return guarded(info, [&] {
     Napi::TypedArray data = info[3].As<Napi::TypedArray>();
     const uint8_t* src = static_cast<const uint8_t*>(data.ArrayBuffer().Data()) + data.ByteOffset();
-    device(info.Env(), info[0]).write((cu::DevicePtr)info[1].As<Napi::Number>().DoubleValue(), (size_t)info[2].As<Napi::Number>().DoubleValue(), src,
+    queueOn(info.Env(), info[0]).write((cu::DevicePtr)info[1].As<Napi::Number>().DoubleValue(), (size_t)info[2].As<Napi::Number>().DoubleValue(), src,
                                       data.ByteLength());
     return info.Env().Undefined();
   });
@@ -191,7 +221,7 @@ Napi::Value Write(const Napi::CallbackInfo& info) {
 
 Napi::Value Read(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    rt::DeviceState& d = device(info.Env(), info[0]);
+    rt::DeviceState& d = queueOn(info.Env(), info[0]);
     size_t bytes = (size_t)info[2].As<Napi::Number>().DoubleValue();
     cu::Event ev = nullptr;
     void* host = d.readAsync((cu::DevicePtr)info[1].As<Napi::Number>().DoubleValue(), bytes, ev);
@@ -204,7 +234,7 @@ Napi::Value Read(const Napi::CallbackInfo& info) {
 
 Napi::Value Synchronize(const Napi::CallbackInfo& info) {
   return guarded(info, [&]() -> Napi::Value {
-    rt::DeviceState& d = device(info.Env(), info[0]);
+    rt::DeviceState& d = queueOn(info.Env(), info[0]);
     cu::Event ev = nullptr;
     void* host = d.readAsync(0, 0, ev);
     auto* w = new EventWaiter(info.Env(), d, host, 0, ev, false);
@@ -238,6 +268,8 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
     o.Set("d2hBytes", (double)s.d2hBytes);
     o.Set("stagingBytes", (double)s.stagingBytes);
     o.Set("gemmMode", d.gemmMode());
+    o.Set("graphLaunches", (double)s.graphLaunches);
+    o.Set("graphs", (double)d.liveGraphs());
     return o;
   });
 }
@@ -251,11 +283,72 @@ Napi::Value SetGemmMode(const Napi::CallbackInfo& info) {
   });
 }
 
+// Captures (prepared programs, src/prepared.ts in the package): captureBegin arms one, each call then
+// runs as usual and its launches are captured (or it throws NotCapturable having done nothing),
+// captureEnd instantiates the graph.
+Napi::Value CaptureBegin(const Napi::CallbackInfo& info) {
+  if (captureArmed) throw Napi::Error::New(info.Env(), "cuda: a capture is already under way");
+  captureArmed = true;
+  captureDevice = -1;
+  return info.Env().Undefined();
+}
+
+Napi::Value CaptureNodes(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), captureDevice < 0 ? 0.0 : (double)devices[captureDevice]->capturedNodes());
+}
+
+/** { device, graph, nodes } (graph 0: nothing was captured), or null when no call queued anything. */
+Napi::Value CaptureEnd(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    const int d = captureDevice;
+    captureArmed = false;
+    captureDevice = -1;
+    if (d < 0) return info.Env().Null();
+    const uint64_t nodes = devices[d]->capturedNodes();
+    uint32_t graph = 0;
+    try {
+      graph = devices[d]->endCapture();
+    } catch (...) {
+      devices[d]->abortCapture();  // a no-op unless the capture could not even be ended
+      throw;
+    }
+    Napi::Object o = Napi::Object::New(info.Env());
+    o.Set("device", d);
+    o.Set("graph", (double)graph);
+    o.Set("nodes", (double)nodes);
+    return o;
+  });
+}
+
+Napi::Value CaptureAbort(const Napi::CallbackInfo& info) {
+  return guarded(info, [&] {
+    const int d = captureDevice;
+    captureArmed = false;
+    captureDevice = -1;
+    if (d >= 0) devices[d]->abortCapture();
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value GraphLaunch(const Napi::CallbackInfo& info) {
+  return guarded(info, [&] {
+    queueOn(info.Env(), info[0]).launchGraph((uint32_t)info[1].As<Napi::Number>().Uint32Value());
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value GraphDestroy(const Napi::CallbackInfo& info) {
+  return guarded(info, [&] {
+    device(info.Env(), info[0]).destroyGraph((uint32_t)info[1].As<Napi::Number>().Uint32Value());
+    return info.Env().Undefined();
+  });
+}
+
 #define OP_CALL(...)                                        \
   [](const Napi::CallbackInfo& info) -> Napi::Value {       \
     return guarded(info, [&] {                              \
       Napi::Env env = info.Env();                           \
-      rt::DeviceState& d = device(env, info[0]);            \
+      rt::DeviceState& d = queueOn(env, info[0]);           \
       __VA_ARGS__;                                          \
       reportMemory(env);                                    \
       return env.Undefined();                               \
@@ -279,6 +372,12 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("memoryStats", Napi::Function::New(env, MemoryStats));
   exports.Set("stats", Napi::Function::New(env, Stats));
   exports.Set("setGemmMode", Napi::Function::New(env, SetGemmMode));
+  exports.Set("captureBegin", Napi::Function::New(env, CaptureBegin));
+  exports.Set("captureNodes", Napi::Function::New(env, CaptureNodes));
+  exports.Set("captureEnd", Napi::Function::New(env, CaptureEnd));
+  exports.Set("captureAbort", Napi::Function::New(env, CaptureAbort));
+  exports.Set("graphLaunch", Napi::Function::New(env, GraphLaunch));
+  exports.Set("graphDestroy", Napi::Function::New(env, GraphDestroy));
   exports.Set("unary", Napi::Function::New(env, OP_CALL(d.unary(i32(info[1]), ref(env, info[2]), ref(env, info[3])))));
   exports.Set("binary", Napi::Function::New(env, OP_CALL(d.binary(i32(info[1]), ref(env, info[2]), ref(env, info[3]), ref(env, info[4])))));
   exports.Set("compare", Napi::Function::New(env, OP_CALL(d.compare(i32(info[1]), ref(env, info[2]), ref(env, info[3]), ref(env, info[4])))));

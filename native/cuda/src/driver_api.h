@@ -17,10 +17,17 @@ struct Mod_st; using Module = Mod_st*;
 struct Func_st; using Function = Func_st*;
 struct Stream_st; using Stream = Stream_st*;
 struct Event_st; using Event = Event_st*;
+struct Graph_st; using Graph = Graph_st*;
+struct GraphExec_st; using GraphExec = GraphExec_st*;
 
 constexpr Result SUCCESS = 0;
 constexpr Result ERROR_NO_DEVICE = 100;
 constexpr Result ERROR_NOT_READY = 600;
+constexpr Result ERROR_STREAM_CAPTURE_UNSUPPORTED = 900;
+constexpr Result ERROR_STREAM_CAPTURE_INVALIDATED = 901;
+// Only the capturing thread is restricted: worker threads keep waiting on events during a capture.
+constexpr int STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
+constexpr int STREAM_CAPTURE_STATUS_NONE = 0;
 constexpr int ATTR_MULTIPROCESSOR_COUNT = 16;
 constexpr int ATTR_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int ATTR_COMPUTE_CAPABILITY_MINOR = 76;
@@ -60,7 +67,14 @@ constexpr unsigned MEMHOSTALLOC_PORTABLE = 1;
   X(moduleLoadData, "cuModuleLoadData", Result (*)(Module*, const void*))                                        \
   X(moduleGetFunction, "cuModuleGetFunction", Result (*)(Function*, Module, const char*))                        \
   X(launchKernel, "cuLaunchKernel",                                                                              \
-    Result (*)(Function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Stream, void**, void**))
+    Result (*)(Function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Stream, void**, void**))   \
+  X(streamBeginCapture, "cuStreamBeginCapture_v2", Result (*)(Stream, int))                                      \
+  X(streamEndCapture, "cuStreamEndCapture", Result (*)(Stream, Graph*))                                          \
+  X(streamIsCapturing, "cuStreamIsCapturing", Result (*)(Stream, int*))                                          \
+  X(graphInstantiate, "cuGraphInstantiateWithFlags", Result (*)(GraphExec*, Graph, unsigned long long))          \
+  X(graphLaunch, "cuGraphLaunch", Result (*)(GraphExec, Stream))                                                 \
+  X(graphExecDestroy, "cuGraphExecDestroy", Result (*)(GraphExec))                                               \
+  X(graphDestroy, "cuGraphDestroy", Result (*)(Graph))
 
 /** The resolved entry points. */
 struct Driver {

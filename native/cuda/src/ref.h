@@ -27,4 +27,12 @@ struct CudaError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/**
+ * Thrown, before anything is queued or changed, by an operation that must not join a stream capture
+ * (a host copy, an allocation, cuBLASLt, another device): the prepared program makes that call as a call.
+ */
+struct NotCapturable : CudaError {
+  using CudaError::CudaError;
+};
+
 }  // namespace rt

@@ -85,7 +85,9 @@ void DeviceState::launch(const std::string& name, Dim3 grid, Dim3 block, A... ar
   void* params[] = {static_cast<void*>(&args)...};
   check(d_.launchKernel(function(name), grid.x, grid.y, grid.z, block.x, block.y, block.z, 0, compute_, params, nullptr),
         ("cuLaunchKernel " + name).c_str());
-  stats_.launches++;
+  // A captured launch is queued only when its graph is (launchGraph counts it then).
+  if (capturing_) capturedNodes_++;
+  else stats_.launches++;
 }
 
 unsigned DeviceState::gridFor(int64_t n, unsigned threads) const {
@@ -97,6 +99,8 @@ unsigned DeviceState::gridFor(int64_t n, unsigned threads) const {
 // ---- storage ------------------------------------------------------------------------------
 
 cu::DevicePtr DeviceState::alloc(size_t bytes) {
+  // Also a cached block: its free recorded an event on the stream, which a capture cannot order.
+  refuseCapture("an allocation");
   const size_t size = roundSize(bytes);
   auto it = cache_.lower_bound(size);
   if (it != cache_.end() && it->first <= size * 2) {
@@ -137,6 +141,7 @@ cu::DevicePtr DeviceState::alloc(size_t bytes) {
 }
 
 void DeviceState::free(cu::DevicePtr ptr) {
+  refuseCapture("a free");
   auto it = live_.find(ptr);
   if (it == live_.end()) throw CudaError("cuda: free of an unknown pointer");
   Block b = it->second;
@@ -149,6 +154,7 @@ void DeviceState::free(cu::DevicePtr ptr) {
 }
 
 void DeviceState::emptyCache() {
+  refuseCapture("emptyCache");
   makeCurrent();
   d_.streamSynchronize(compute_);
   d_.streamSynchronize(copy_);
@@ -174,6 +180,8 @@ DeviceState::Staging& DeviceState::staging(size_t bytes) {
 }
 
 void DeviceState::write(cu::DevicePtr ptr, size_t byteOffset, const void* src, size_t bytes) {
+  // A graph would copy from the staging buffer as it is at each launch, long after this write.
+  refuseCapture("a host write");
   if (bytes == 0) return;
   auto it = live_.find(ptr);
   if (it == live_.end()) throw CudaError("cuda: write to an unknown storage");
@@ -201,6 +209,7 @@ void DeviceState::write(cu::DevicePtr ptr, size_t byteOffset, const void* src, s
 }
 
 void* DeviceState::readAsync(cu::DevicePtr ptr, size_t bytes, cu::Event& done) {
+  refuseCapture("a host read");
   makeCurrent();
   Staging& s = staging(std::max<size_t>(bytes, 1));
   s.busy = true;
@@ -217,10 +226,79 @@ void DeviceState::releaseStaging(void* host) {
 }
 
 cu::Event DeviceState::recordAll() {
+  refuseCapture("an event");
   makeCurrent();
   Staging& s = staging(1);  // borrow a staging slot's event: it completes after all queued work
   check(d_.eventRecord(s.done, compute_), "cuEventRecord");
   return s.done;
+}
+
+// ---- CUDA graphs ----------------------------------------------------------------------------
+
+void DeviceState::refuseCapture(const char* what) const {
+  if (capturing_) throw NotCapturable(std::string("cuda:") + std::to_string(index_) + ": " + what + " cannot be captured into a CUDA graph");
+}
+
+void DeviceState::beginCapture() {
+  if (capturing_) throw CudaError("cuda: a capture is already under way");
+  makeCurrent();
+  check(d_.streamBeginCapture(compute_, cu::STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+  capturing_ = true;
+  capturedNodes_ = 0;
+}
+
+uint32_t DeviceState::endCapture() {
+  if (!capturing_) throw CudaError("cuda: no capture is under way");
+  makeCurrent();
+  cu::Graph graph = nullptr;
+  const cu::Result r = d_.streamEndCapture(compute_, &graph);
+  capturing_ = false;  // the capture is over either way
+  if (r != cu::SUCCESS) {
+    if (graph) d_.graphDestroy(graph);
+    check(r, "cuStreamEndCapture");
+  }
+  if (capturedNodes_ == 0) {
+    d_.graphDestroy(graph);
+    return 0;
+  }
+  cu::GraphExec exec = nullptr;
+  const cu::Result ri = d_.graphInstantiate(&exec, graph, 0);
+  d_.graphDestroy(graph);  // the executable graph keeps what it needs
+  check(ri, "cuGraphInstantiateWithFlags");
+  const uint32_t id = nextGraph_++;
+  graphs_.emplace(id, Graph{exec, capturedNodes_});
+  return id;
+}
+
+void DeviceState::abortCapture() {
+  if (!capturing_) return;
+  capturing_ = false;
+  makeCurrent();
+  cu::Graph graph = nullptr;
+  d_.streamEndCapture(compute_, &graph);  // fails when the capture was invalidated: it still ends
+  if (graph) d_.graphDestroy(graph);
+  int status = -1;
+  check(d_.streamIsCapturing(compute_, &status), "cuStreamIsCapturing");
+  if (status != cu::STREAM_CAPTURE_STATUS_NONE) throw CudaError("cuda: the compute stream is still capturing after the capture was ended");
+}
+
+void DeviceState::launchGraph(uint32_t id) {
+  refuseCapture("a graph launch");
+  auto it = graphs_.find(id);
+  if (it == graphs_.end()) throw CudaError("cuda: launch of an unknown or destroyed CUDA graph");
+  makeCurrent();
+  check(d_.graphLaunch(it->second.exec, compute_), "cuGraphLaunch");
+  // Counted as launches: write() orders a host copy after kernels queued since the block's allocation.
+  stats_.launches += it->second.nodes;
+  stats_.graphLaunches++;
+}
+
+void DeviceState::destroyGraph(uint32_t id) {
+  auto it = graphs_.find(id);
+  if (it == graphs_.end()) return;
+  const cu::GraphExec exec = it->second.exec;
+  graphs_.erase(it);
+  check(d_.graphExecDestroy(exec), "cuGraphExecDestroy");
 }
 
 // ---- primitives ---------------------------------------------------------------------------
@@ -270,6 +348,7 @@ void DeviceState::copy(const Ref& x, const Ref& out) {
     // Both contiguous: a plain device-to-device copy.
     check(d_.memcpyDtoDAsync(out.ptr + (cu::DevicePtr)(L.offset[0] * w), x.ptr + (cu::DevicePtr)(L.offset[1] * w), (size_t)L.numel * w, compute_),
           "cuMemcpyDtoDAsync");
+    if (capturing_) capturedNodes_++;
     return;
   }
   launch(std::string("ck_copy_") + WIDTH_SUFFIX[w], {gridFor(L.numel, ELEMENTWISE_THREADS)}, {ELEMENTWISE_THREADS}, L, x.ptr, out.ptr);
@@ -362,7 +441,12 @@ void DeviceState::matmul(const Ref& a, const Ref& b, const Ref& out) {
   const ck::MatmulArgs g = matmulArgs(a, b, out);
   if (g.batch == 0 || g.m == 0 || g.n == 0) return;
   if (gemmMode_ == "cublaslt" && !lt_) throw CudaError("cuda matmul: gemm mode 'cublaslt' but cuBLASLt is not loaded");
-  if (gemmMode_ != "own" && lt_ && isFloat(out.dtype) && cublasLtMatmul(a, b, out)) return;
+  // cuBLASLt is made as a call, between graphs: whether each library version captures cleanly
+  // cannot be checked without a GPU (the fake driver runs it on the host).
+  if (gemmMode_ != "own" && lt_ && isFloat(out.dtype)) {
+    refuseCapture("a cuBLASLt matmul");
+    if (cublasLtMatmul(a, b, out)) return;
+  }
   makeCurrent();
   const unsigned gz = (unsigned)std::min<int64_t>(g.batch, 65535);
   if (out.dtype == ck::F16 || out.dtype == ck::BF16) {

@@ -33,6 +33,7 @@ struct AdamScalars {
 /** Counters for tests and profiling. */
 struct Stats {
   uint64_t launches = 0, cublasLtCalls = 0, wmmaCalls = 0, tiledCalls = 0, h2dBytes = 0, d2hBytes = 0, stagingBytes = 0;
+  uint64_t graphLaunches = 0;  // CUDA graphs launched (prepared programs)
 };
 
 class DeviceState {
@@ -92,6 +93,20 @@ class DeviceState {
   /** Attention's forward pass into out and lse (contract 1.4.0); mask may be null. */
   void attention(const Ref& q, const Ref& k, const Ref& v, const Ref* mask, float scale, bool causal, const Ref& out, const Ref& lse);
 
+  // CUDA graphs (prepared programs): the compute stream captures kernel launches and device copies;
+  // every other operation throws NotCapturable while it does.
+  void beginCapture();
+  /** Nodes (kernels and device copies) captured so far. */
+  uint64_t capturedNodes() const { return capturedNodes_; }
+  bool capturing() const { return capturing_; }
+  /** Ends the capture and instantiates it: a graph id, or 0 when nothing was captured. */
+  uint32_t endCapture();
+  /** Ends a capture after a failure, dropping what it holds; the stream is usable again. */
+  void abortCapture();
+  void launchGraph(uint32_t id);
+  void destroyGraph(uint32_t id);
+  size_t liveGraphs() const { return graphs_.size(); }
+
   /** 'auto' (cuBLASLt when loaded, else our kernels), 'own' (tiled / wmma only) or 'cublaslt'. */
   void setGemmMode(const std::string& mode) { gemmMode_ = mode; }
   const std::string& gemmMode() const { return gemmMode_; }
@@ -113,6 +128,8 @@ class DeviceState {
   };
 
   void check(cu::Result r, const char* what) const;
+  /** Throws NotCapturable when the compute stream captures. */
+  void refuseCapture(const char* what) const;
   cu::Function function(const std::string& name);
   template <typename... A>
   void launch(const std::string& name, Dim3 grid, Dim3 block, A... args);
@@ -141,6 +158,14 @@ class DeviceState {
   size_t ltWorkspaceBytes_ = 0;
   std::string gemmMode_ = "auto";
   Stats stats_;
+  bool capturing_ = false;
+  uint64_t capturedNodes_ = 0;
+  struct Graph {
+    cu::GraphExec exec;
+    uint64_t nodes;
+  };
+  std::unordered_map<uint32_t, Graph> graphs_;
+  uint32_t nextGraph_ = 1;
 };
 
 /** The embedded fatbin (see embed.S). */

@@ -14,6 +14,11 @@ static_assert(cu::ERROR_NOT_READY == CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY
 static_assert(cu::ATTR_MULTIPROCESSOR_COUNT == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "multiprocessor count");
 static_assert(cu::ATTR_COMPUTE_CAPABILITY_MAJOR == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "cc major");
 static_assert(cu::ATTR_COMPUTE_CAPABILITY_MINOR == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "cc minor");
+static_assert(cu::ERROR_STREAM_CAPTURE_UNSUPPORTED == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED");
+static_assert(cu::ERROR_STREAM_CAPTURE_INVALIDATED == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED");
+static_assert(cu::STREAM_CAPTURE_MODE_THREAD_LOCAL == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, "CU_STREAM_CAPTURE_MODE_THREAD_LOCAL");
+static_assert(cu::STREAM_CAPTURE_STATUS_NONE == CU_STREAM_CAPTURE_STATUS_NONE, "CU_STREAM_CAPTURE_STATUS_NONE");
+static_assert(sizeof(CUstreamCaptureMode) == sizeof(int) && sizeof(CUstreamCaptureStatus) == sizeof(int), "capture enums are int-sized");
 static_assert(cu::STREAM_NON_BLOCKING == CU_STREAM_NON_BLOCKING, "CU_STREAM_NON_BLOCKING");
 static_assert(cu::EVENT_DISABLE_TIMING == CU_EVENT_DISABLE_TIMING, "CU_EVENT_DISABLE_TIMING");
 static_assert(cu::MEMHOSTALLOC_PORTABLE == CU_MEMHOSTALLOC_PORTABLE, "CU_MEMHOSTALLOC_PORTABLE");
@@ -67,3 +72,12 @@ CHECK(memsetD8Async, cuMemsetD8Async)
 CHECK(moduleLoadData, cuModuleLoadData)
 CHECK(moduleGetFunction, cuModuleGetFunction)
 CHECK(launchKernel, cuLaunchKernel)
+// cuda.h maps cuStreamBeginCapture to cuStreamBeginCapture_v2 and cuGraphInstantiate to
+// cuGraphInstantiateWithFlags: the symbols we dlsym.
+CHECK(streamBeginCapture, cuStreamBeginCapture_v2)
+CHECK(streamEndCapture, cuStreamEndCapture)
+CHECK(streamIsCapturing, cuStreamIsCapturing)
+CHECK(graphInstantiate, cuGraphInstantiateWithFlags)
+CHECK(graphLaunch, cuGraphLaunch)
+CHECK(graphExecDestroy, cuGraphExecDestroy)
+CHECK(graphDestroy, cuGraphDestroy)

@@ -3,7 +3,10 @@
 // with leading dimension ld at p[i + j·ld]; strided batches). With the fake driver it checks the
 // addon's row-major → column-major mapping (operand swap, transposes, leading dimensions, batch
 // strides) through the conformance suite's matmul cases.
+#include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../kernels/common.cuh"
@@ -14,6 +17,21 @@ struct Desc { int compute, scale; int32_t transA = 0, transB = 0; };
 struct Layout { int type; uint64_t rows, cols; int64_t ld; int32_t batch = 1; int64_t stride = 0; };
 
 constexpr int INVALID_VALUE = 7, NOT_SUPPORTED = 15;
+
+/**
+ * This fake computes on the host at once, so a call on a capturing stream would run at capture and
+ * never at replay: the addon must make cuBLASLt matmuls as calls, and a test that breaks that stops here.
+ */
+void refuseCapturingStream(void* stream) {
+  void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  auto isCapturing = lib ? reinterpret_cast<int (*)(void*, int*)>(dlsym(lib, "cuStreamIsCapturing")) : nullptr;
+  int status = 0;
+  if (isCapturing && isCapturing(stream, &status) == 0 && status != 0) {
+    fprintf(stderr, "fake cuBLASLt: cublasLtMatmul on a capturing stream (the addon must not capture cuBLASLt)\n");
+    abort();
+  }
+  if (lib) dlclose(lib);
+}
 
 float load(int type, const void* p, int64_t i) {
   switch (type) {
@@ -59,7 +77,8 @@ int cublasLtMatrixLayoutSetAttribute(void* l, int attr, const void* buf, size_t 
   return 0;
 }
 int cublasLtMatmul(void*, void* descp, const void* alpha, const void* A, void* Adp, const void* B, void* Bdp, const void* beta, const void* C,
-                   void* Cdp, void* D, void* Ddp, const void* algo, void*, size_t, void*) {
+                   void* Cdp, void* D, void* Ddp, const void* algo, void*, size_t, void* stream) {
+  refuseCapturingStream(stream);
   const Desc& desc = *static_cast<Desc*>(descp);
   const Layout &a = *static_cast<Layout*>(Adp), &b = *static_cast<Layout*>(Bdp), &c = *static_cast<Layout*>(Cdp), &d = *static_cast<Layout*>(Ddp);
   if (desc.compute != 68 || desc.scale != 0 || algo != nullptr || C != D || Cdp != Ddp) return NOT_SUPPORTED;

@@ -48,7 +48,7 @@ mkdirSync(join(pkg, 'build', 'fake-driver'), { recursive: true });
 compile([...KERNEL_FLAGS, '-shared', '-fPIC', '-o', join(pkg, 'build', 'fake-driver', 'libcuda.so.1'), join(native, 'test', 'fake_libcuda.cpp'),
   join(native, 'emu', 'emu.cpp')], 'the fake driver (libcuda.so.1 over the emulation)');
 compile(['-std=c++17', '-O1', '-shared', '-fPIC', '-DCK_HOST_ONLY', '-o', join(pkg, 'build', 'fake-driver', 'libcublasLt.so.13'),
-  join(native, 'test', 'fake_cublaslt.cpp')], 'the fake cuBLASLt (libcublasLt.so.13 on the host)');
+  join(native, 'test', 'fake_cublaslt.cpp'), '-ldl'], 'the fake cuBLASLt (libcublasLt.so.13 on the host)');
 
 // The driver declarations are checked against cuda.h from the toolkit nvcc belongs to.
 const nvcc = findNvcc();

@@ -59,6 +59,10 @@ export interface CudaStats {
   readonly stagingBytes: number;
   /** The current GEMM selection. */
   readonly gemmMode: GemmMode;
+  /** CUDA graphs launched (prepared programs' runs). */
+  readonly graphLaunches: number;
+  /** CUDA graphs alive (instantiated and not yet destroyed). */
+  readonly graphs: number;
 }
 
 /** Which GEMM runs matmul: cuBLASLt when loaded else ours ('auto'), ours only ('own'), or cuBLASLt required ('cublaslt'). */
@@ -90,6 +94,16 @@ export interface CudaAddon {
   memoryStats(device: number): { allocatedBytes: number; allocations: number; reservedBytes: number };
   stats(device: number): CudaStats;
   setGemmMode(device: number, mode: GemmMode): void;
+  /** Arm a stream capture: it starts on the device the next call queues on; calls that cannot join it throw (code CUDA_NOT_CAPTURABLE or CUDA_CAPTURE_OTHER_DEVICE). */
+  captureBegin(): void;
+  /** Kernels and copies captured so far. */
+  captureNodes(): number;
+  /** End the capture and instantiate its graph (graph 0: nothing captured); null when no call queued anything. */
+  captureEnd(): { device: number; graph: number; nodes: number } | null;
+  /** End a capture after a failure, dropping it. */
+  captureAbort(): void;
+  graphLaunch(device: number, graph: number): void;
+  graphDestroy(device: number, graph: number): void;
   unary(device: number, op: number, x: NativeRef, out: NativeRef): void;
   binary(device: number, op: number, a: NativeRef, b: NativeRef, out: NativeRef): void;
   compare(device: number, op: number, a: NativeRef, b: NativeRef, out: NativeRef): void;

@@ -2,7 +2,9 @@
 // libcuda.so.1 (native/cuda/test/fake_libcuda.cpp): runs the conformance suite on 'cuda' through
 // the real addon, runtime and kernels (emulated), and prints one JSON line with the outcome. Mode
 // 'isolated' runs ISOLATED_SUBSET (or the filter given) without ever importing @core/backend-cpu;
-// 'attention' calls the fused attention kernel directly (test/attention-check.mjs).
+// 'attention' calls the fused attention kernel directly (test/attention-check.mjs); 'graphs' checks
+// prepared programs (CUDA graphs) and compiled training (test/graph-check.mjs); 'compiled' runs the
+// conformance suite with every case compiled.
 import '../dist/index.js';
 import { ISOLATED_SUBSET, runConformance } from '@core/conformance';
 import { availableDevices, getBackend, listBackends } from '@core/tensor';
@@ -18,11 +20,49 @@ if (mode === 'probe') {
   await availableDevices();
   const cuda = getBackend('cuda');
   console.log(JSON.stringify({ ...(await checkAttention(cuda, EMULATED_CASES)), transposedQueryError: transposedQueryError(cuda), contractVersion: cuda.contractVersion }));
+} else if (mode === 'graph-driver-error') {
+  const { driverFailure } = await import('./graph-check.mjs');
+  await availableDevices();
+  console.log(JSON.stringify(await driverFailure()));
+} else if (mode === 'graph-fallback') {
+  // With FAKE_CUDA_CAPTURE_FAIL=1 the program's capture fails: core replays call by call.
+  const { compiledTraining } = await import('./graph-check.mjs');
+  await availableDevices();
+  getBackend('cuda').setGemmMode(0, 'own');
+  const nnLib = await import('@core/nn');
+  const optim = await import('@core/optim');
+  console.log(JSON.stringify(await compiledTraining({ nn: nnLib.nn, F: nnLib.F, optim }, { model: 'mlp', optimizer: 'sgd', steps: 12 })));
+} else if (mode === 'graph-devices') {
+  const { twoDevices } = await import('./graph-check.mjs');
+  await availableDevices();
+  console.log(JSON.stringify(await twoDevices()));
+} else if (mode === 'graphs') {
+  const { checkGraphs } = await import('./graph-check.mjs');
+  await availableDevices();
+  const nnLib = await import('@core/nn');
+  const optim = await import('@core/optim');
+  console.log(JSON.stringify(await checkGraphs({ nn: nnLib.nn, F: nnLib.F, optim })));
 } else {
   await availableDevices();
   getBackend('cuda').setGemmMode(0, process.argv[4] ?? 'auto');
   const filter = process.argv[3] || (isolated ? ISOLATED_SUBSET : undefined);
-  const report = await runConformance(() => 'cuda', { strict: true, filter, isolated, timeoutMs: 120_000 });
+  const compiled = mode === 'compiled';
+  // Count the programs prepared and the prepares that threw (core then replays call by call, and the case still passes).
+  const prepares = { ok: 0, failed: 0, errors: [] };
+  const cuda = getBackend('cuda');
+  const prepare = cuda.prepare;
+  cuda.prepare = (...args) => {
+    try {
+      const p = prepare(...args);
+      prepares.ok++;
+      return p;
+    } catch (e) {
+      prepares.failed++;
+      if (prepares.errors.length < 5) prepares.errors.push(String(e.message).slice(0, 300));
+      throw e;
+    }
+  };
+  const report = await runConformance(() => 'cuda', { strict: true, filter, isolated, compiled, timeoutMs: 120_000 });
   const failed = report.cases.filter((c) => c.status === 'fail' || c.status === 'xpass').map((c) => ({ id: c.id, message: String(c.message ?? '').slice(0, 300) }));
-  console.log(JSON.stringify({ counts: report.counts, failed, cpu: report.cpu, backends: listBackends(), stats: getBackend('cuda').stats(0), memory: getBackend('cuda').memoryStats(0) }));
+  console.log(JSON.stringify({ counts: report.counts, failed, prepares, cpu: report.cpu, backends: listBackends(), stats: getBackend('cuda').stats(0), memory: getBackend('cuda').memoryStats(0) }));
 }
