@@ -50,7 +50,7 @@ inline float apply(float a, float b) {
 
 /** One row: a copy of bits (equal types), a cast, or one rounded f32 operation per element. */
 template <ElementOp Op, Elem O, Elem A, Elem B>
-void row(void* outRow, const void* aRow, const void* bRow, int64_t n, int64_t so, int64_t sa, int64_t sb) {
+CORE_VECTOR_CLONES void row(void* outRow, const void* aRow, const void* bRow, int64_t n, int64_t so, int64_t sa, int64_t sb) {
   Storage<O>* out = static_cast<Storage<O>*>(outRow);
   const Storage<A>* a = static_cast<const Storage<A>*>(aRow);
   const Storage<B>* b = static_cast<const Storage<B>*>(bRow);

@@ -127,6 +127,12 @@ void forward(const MaxPoolProblem& p, int threads, const std::vector<int64_t>& r
   });
 }
 
+/** A half plane's f32 sums rounded into it: a loop of its own, so it gets the vector clones. */
+template <typename E>
+CORE_VECTOR_CLONES void storeRounded(const float* sums, typename E::T* out, int64_t n) {
+  for (int64_t e = 0; e < n; ++e) out[e] = E::store(sums[e]);
+}
+
 template <typename E>
 bool backward(const MaxPoolBackwardProblem& p, int threads, int64_t& bad) {
   using T = typename E::T;
@@ -153,9 +159,7 @@ bool backward(const MaxPoolBackwardProblem& p, int threads, int64_t& bad) {
           gi[at] += E::load(g[i * p.gradStrides[2] + j * p.gradStrides[3]]);
         }
       }
-      if (!std::is_same<T, float>::value) {
-        for (int64_t e = 0; e < plane; ++e) stored[e] = E::store(gi[e]);
-      }
+      if (!std::is_same<T, float>::value) storeRounded<E>(gi, stored, plane);
     }
   });
   bad = badIndex.load();
