@@ -1,4 +1,4 @@
-import type { Backend, Capabilities, DTypeName, DTypeSupport, FusedKernels, HostArray, Kernels, MemoryStats, PreparedCall } from '@core/tensor';
+import type { Backend, Capabilities, DTypeName, DTypeSupport, FusedKernels, HostArray, Kernels, MemoryStats, PreparedCall, PrepareOptions } from '@core/tensor';
 import { CpuFused, CpuKernels } from './kernels/index.js';
 import { CpuPreparedProgram } from './prepared.js';
 import { bytesPerElement, CpuStorage, isArrayFor } from './storage.js';
@@ -195,8 +195,8 @@ export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
     kernels: 'info' in native ? nativeKernels(native, kernels) : kernels,
     fused: withNativeFused(runtime ? wasmFused(runtime, { ...CpuFused, ...options.fused }) : (options.fused ?? CpuFused)),
 
-    // Bound calls (prepared.ts): only wasm tasks can be bound, so without the wasm kernels core's replay makes each call.
-    ...(runtime && { prepare: (calls: readonly PreparedCall[]) => new CpuPreparedProgram(runtime, calls) }),
+    // Bound calls, elementwise chains fused (prepared.ts): only wasm tasks can be bound, so without the wasm kernels core's replay makes each call.
+    ...(runtime && { prepare: (calls: readonly PreparedCall[], options?: PrepareOptions<CpuStorage>) => new CpuPreparedProgram(runtime, calls, options) }),
 
     wasm: runtime && {
       get active() {

@@ -7,11 +7,15 @@
 // plain memory that grows detaches its buffer, not its addresses), so a bound block stays valid for
 // as long as the storages it addresses are allocated: run() checks that they are. A varying call
 // binds again at each run, and one that no longer ends in one wasm task is made as a call that
-// time, so run() never has to refuse (return false).
-import type { PreparedCall, PreparedProgram } from '@core/tensor';
+// time, so run() never has to refuse (return false). Consecutive bound elementwise calls over one
+// element count run as one fused task (wasm/fusion.ts), which skips the stores PrepareOptions.deadAfter
+// says nobody reads.
+import type { PrepareOptions, PreparedCall, PreparedProgram } from '@core/tensor';
 import { binding, HostAccess, newRecord, type BindRecord } from './bind.js';
 import type { CpuStorage } from './storage.js';
+import { canJoin, chainWords, decodeElt, join, newChain, writeChain, type Chain } from './wasm/fusion.js';
 import { ARGS_BYTES, type WasmRuntime } from './wasm/runtime.js';
+import { KERNEL_NAMES } from './wasm/threads.js';
 
 /** What a call does at a run. */
 const NONE = 0; // nothing (its tensors are empty)
@@ -19,6 +23,38 @@ const TASK = 1; // its bound wasm task
 const CALL = 2; // the call itself
 
 const ARGS_WORDS = ARGS_BYTES / 4;
+const ELEMENTWISE = KERNEL_NAMES.indexOf('elementwise_task');
+const FUSED = KERNEL_NAMES.indexOf('fused_task');
+
+/**
+ * The chains of two or more consecutive calls that can run as one fused task: bound elementwise
+ * calls that do not vary (an empty call between them does nothing, so it does not end a chain).
+ */
+function findChains(calls: readonly PreparedCall[], kinds: Uint8Array, records: readonly (BindRecord | null)[], snapshots: readonly (Int32Array | null)[]): Chain[] {
+  const chains: Chain[] = [];
+  let chain: Chain | null = null;
+  const close = (): void => {
+    if (chain !== null && chain.calls.length > 1) chains.push(chain);
+    chain = null;
+  };
+  for (let i = 0; i < calls.length; i++) {
+    if (calls[i]!.varies) {
+      close();
+      continue;
+    }
+    if (kinds[i] === NONE) continue;
+    const record = records[i]!;
+    const elt = kinds[i] === TASK && record.kernel === ELEMENTWISE ? decodeElt(i, snapshots[i]!, record.storages, record.tasks, record.threads) : null;
+    if (elt === null) close();
+    else if (chain !== null && canJoin(chain, elt)) join(chain, elt);
+    else {
+      close();
+      chain = newChain(elt);
+    }
+  }
+  close();
+  return chains;
+}
 
 /** Binds `run` once into `record` (cleared first): the record, or null when the call read a host array. Nothing runs either way. */
 function bind(run: () => void, record: BindRecord = newRecord()): BindRecord | null {
@@ -71,7 +107,7 @@ export class CpuPreparedProgram implements PreparedProgram {
   private readonly record = newRecord();
   private released = false;
 
-  constructor(private readonly rt: WasmRuntime, calls: readonly PreparedCall[]) {
+  constructor(private readonly rt: WasmRuntime, calls: readonly PreparedCall[], options: PrepareOptions<CpuStorage> = {}) {
     const n = calls.length;
     this.runs = calls.map((c) => c.run);
     this.kinds = new Uint8Array(n);
@@ -103,21 +139,54 @@ export class CpuPreparedProgram implements PreparedProgram {
     this.rebound = Int32Array.from(rebound);
     this.storages = [...storages];
     checkLive(this.storages);
-    if (withBlock.length > 0) {
-      this.blockBytes = withBlock.length * ARGS_BYTES;
+    const bound = this.count(TASK);
+    // Fused chains: the first call runs the chain's fused task, the others nothing.
+    const chains = findChains(calls, this.kinds, records, snapshots);
+    const fused = new Set<number>();
+    for (const chain of chains) for (const c of chain.calls) fused.add(c.index);
+    const plain = withBlock.filter((i) => !fused.has(i));
+    const chainBytes = chains.map((chain) => Math.ceil((chainWords(chain) * 4) / 64) * 64);
+    this.blockBytes = plain.length * ARGS_BYTES + chainBytes.reduce((sum, b) => sum + b, 0);
+    if (this.blockBytes > 0) {
       this.block = rt.heap.alloc(this.blockBytes);
       if (this.block < 0) throw new Error(`cpu prepare: the wasm heap has no room for ${this.blockBytes} bytes of argument blocks`);
     }
     // Views after the allocation: a plain memory that grew has a new buffer.
     const words = rt.views.i32;
-    withBlock.forEach((i, k) => {
+    plain.forEach((i, k) => {
       const block = (this.blocks[i] = this.block + k * ARGS_BYTES);
       if (this.kinds[i] !== TASK) return;
       words.set(snapshots[i]!, block >> 2);
       this.task(i, records[i]!);
     });
-    const count = (kind: number) => this.kinds.reduce((sum, k) => sum + (k === kind ? 1 : 0), 0);
-    this.description = `cpu: ${n} calls, ${count(TASK)} bound to wasm tasks, ${count(CALL)} made as calls`;
+    const deadAfter = options.deadAfter;
+    const deadSets = deadAfter?.map((list) => new Set(list));
+    const dead = (storage: CpuStorage, from: number, to: number): boolean => {
+      if (deadSets === undefined) return false;
+      for (let e = from; e <= to; e++) if (deadSets[e]?.has(storage)) return true;
+      return false;
+    };
+    let at = this.block + plain.length * ARGS_BYTES;
+    chains.forEach((chain, k) => {
+      const head = chain.calls[0]!;
+      writeChain(chain, words, at >> 2, rt.scratch, dead);
+      for (const c of chain.calls) this.kinds[c.index] = NONE;
+      this.kinds[head.index] = TASK;
+      this.blocks[head.index] = at;
+      this.kernels[head.index] = FUSED;
+      this.tasks[head.index] = head.tasks;
+      this.threads[head.index] = head.threads;
+      at += chainBytes[k]!;
+    });
+    const runs = this.count(TASK);
+    const made = this.count(CALL);
+    this.description = chains.length === 0
+      ? `cpu: ${n} calls, ${bound} bound to wasm tasks, ${made} made as calls`
+      : `cpu: ${n} calls, ${bound} bound to wasm tasks in ${runs} run${runs === 1 ? '' : 's'} (${chains.length} fused chain${chains.length === 1 ? '' : 's'}), ${made} made as calls`;
+  }
+
+  private count(kind: number): number {
+    return this.kinds.reduce((sum, k) => sum + (k === kind ? 1 : 0), 0);
   }
 
   /** Notes a bound call's task. */

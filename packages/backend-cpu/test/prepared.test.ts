@@ -9,24 +9,15 @@ import { describe, expect, it } from 'vitest';
 import { createCpuBackend, type CpuBackend } from '../src/backend.js';
 import '../src/index.js';
 import { CpuStorage } from '../src/storage.js';
+import { strides } from './helpers.js';
 
 type Ref = TensorRef<CpuStorage>;
-
-const rowMajor = (shape: readonly number[]): number[] => {
-  const out: number[] = [];
-  let acc = 1;
-  for (let d = shape.length - 1; d >= 0; d--) {
-    out[d] = acc;
-    acc *= shape[d]!;
-  }
-  return out;
-};
 
 /** A float32 (or int32) ref over a new storage of `b` holding `values`. */
 function put(b: CpuBackend, values: readonly number[], shape: readonly number[] = [values.length], dtype: 'float32' | 'int32' = 'float32'): Ref {
   const storage = b.alloc(0, dtype, values.length);
   b.write(storage, dtype === 'float32' ? Float32Array.from(values) : Int32Array.from(values), 0);
-  return { storage, dtype, shape, strides: rowMajor(shape), offset: 0 };
+  return { storage, dtype, shape, strides: strides(shape), offset: 0 };
 }
 
 const seq = (n: number, scale = 0.37, shift = 0): number[] => Array.from({ length: n }, (_, i) => Math.sin(i * scale + shift) * 2);
@@ -122,7 +113,7 @@ describe('cpu prepare: bound calls', () => {
     const negated = put(b, new Array<number>(n).fill(0));
     b.kernels.binary('mul', x, y, want);
     const prepared = b.prepare!([call(() => b.kernels.binary('mul', x, y, out)), call(() => b.kernels.unary('neg', out, negated))]);
-    expect(prepared.description).toBe('cpu: 2 calls, 2 bound to wasm tasks, 0 made as calls');
+    expect(prepared.description).toBe('cpu: 2 calls, 2 bound to wasm tasks in 1 run (1 fused chain), 0 made as calls');
     prepared.run();
     expect(bitsOf(b, out)).toEqual(bitsOf(b, want));
     expect(bitsOf(b, negated)).toEqual(bitsOf(b, want).map((u) => (u ^ 0x80000000) >>> 0));
@@ -278,7 +269,7 @@ describe('cpu prepare: compiled training steps', () => {
     expect(comp.params).toEqual(eager.params);
     const info = comp.explain();
     expect(info.replays).toBe(28);
-    expect(info.programs[0]!.replay).toMatch(/^prepared \(cpu: \d+ calls, \d+ bound to wasm tasks, [1-9]\d* made as calls\)$/);
+    expect(info.programs[0]!.replay).toMatch(/^prepared \(cpu: \d+ calls, \d+ bound to wasm tasks(?: in \d+ runs? \(\d+ fused chains?\))?, [1-9]\d* made as calls\)$/);
     expect(getBackend('cpu').prepare).toBeDefined();
   });
 });

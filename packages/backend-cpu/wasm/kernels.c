@@ -534,13 +534,13 @@ static inline uint16_t f32_to_half(float v, int type) { return type == T_F16 ? f
 
 // The binary, unary, compare and where ops on half operands: each value widened exactly to f32,
 // the op computed in f32 (a correctly rounded f32 result, as the TypeScript kernels get from f64
-// and one rounding), the result rounded once to the half type.
-static void half_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len) {
-  int d = e->ndim - 1, op = e->op, t = e->type;
-  int sx = e->sx[d], sy = e->sy[d], sz = e->sz[d], so = e->so[d];
-  const uint16_t *x = (const uint16_t *)e->x + ox, *y = (const uint16_t *)e->y + oy;
+// and one rounding), the result rounded once to the half type. Operands are base pointers plus
+// element offsets and strides, as in op_run.
+static void half_run(int op, int t, const void *xb, int ox, int sx, const void *yb, int oy, int sy, const void *zb, int oz,
+                     int sz, void *ob, int oo, int so, int len) {
+  const uint16_t *x = (const uint16_t *)xb + ox, *y = (const uint16_t *)yb + oy;
   if (in_group(op, OP_BINARY) || op == OP_ADDCMUL || in_group(op, OP_UNARY)) {
-    uint16_t *o = (uint16_t *)e->out + oo;
+    uint16_t *o = (uint16_t *)ob + oo;
     for (int i = 0; i < len; i++) {
       float a = load_as_f32(x, t, i * sx), r;
       switch (op) {
@@ -549,7 +549,7 @@ static void half_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len) 
       case OP_MUL: r = a * load_as_f32(y, t, i * sy); break;
       case OP_DIV: r = a / load_as_f32(y, t, i * sy); break;
       case OP_ADDCMUL: {
-        float p = load_as_f32(y, t, i * sy) * load_as_f32((const uint16_t *)e->z + oz, t, i * sz);
+        float p = load_as_f32(y, t, i * sy) * load_as_f32((const uint16_t *)zb + oz, t, i * sz);
         r = a + p;
         break;
       }
@@ -561,51 +561,59 @@ static void half_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len) 
       o[i * so] = f32_to_half(r, t);
     }
   } else if (in_group(op, OP_COMPARE)) {
-    uint8_t *o = (uint8_t *)e->out + oo;
+    uint8_t *o = (uint8_t *)ob + oo;
     for (int i = 0; i < len; i++) {
       float a = load_as_f32(x, t, i * sx), b = load_as_f32(y, t, i * sy);
       int r = op == OP_EQ ? a == b : op == OP_NE ? a != b : op == OP_LT ? a < b : op == OP_LE ? a <= b : op == OP_GT ? a > b : a >= b;
       o[i * so] = (uint8_t)r;
     }
   } else { // OP_WHERE: 16-bit patterns pass unchanged
-    const uint8_t *z = (const uint8_t *)e->z + oz;
-    uint16_t *o = (uint16_t *)e->out + oo;
+    const uint8_t *z = (const uint8_t *)zb + oz;
+    uint16_t *o = (uint16_t *)ob + oo;
     for (int i = 0; i < len; i++) o[i * so] = z[i * sz] ? x[i * sx] : y[i * sy];
   }
 }
 
-static void inner_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len) {
-  int d = e->ndim - 1, op = e->op;
-  if (e->type != T_F32) {
-    half_run(e, ox, oy, oz, oo, len);
+// One elementwise op (EltArgs.op, element type t) over `len` elements: each operand is a base
+// pointer, the element offset of its first element, and its element stride. Both elementwise_task
+// and fused_task run their ops through here, so a fused chain computes every element with the
+// very code a standalone call does.
+static inline void op_run(int op, int t, const void *xb, int ox, int sx, const void *yb, int oy, int sy, const void *zb, int oz,
+                          int sz, void *ob, int oo, int so, int len) {
+  if (t != T_F32) {
+    half_run(op, t, xb, ox, sx, yb, oy, sy, zb, oz, sz, ob, oo, so, len);
     return;
   }
   if (op == OP_ADDCMUL)
-    addcmul_run((const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (const float *)e->z + oz, e->sz[d],
-                (float *)e->out + oo, e->so[d], len);
+    addcmul_run((const float *)xb + ox, sx, (const float *)yb + oy, sy, (const float *)zb + oz, sz, (float *)ob + oo, so, len);
   else if (in_group(op, OP_BINARY))
-    binary_run(op, (const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (float *)e->out + oo, e->so[d], len);
+    binary_run(op, (const float *)xb + ox, sx, (const float *)yb + oy, sy, (float *)ob + oo, so, len);
   else if (in_group(op, OP_UNARY))
-    unary_run(op, (const float *)e->x + ox, e->sx[d], (float *)e->out + oo, e->so[d], len);
+    unary_run(op, (const float *)xb + ox, sx, (float *)ob + oo, so, len);
   else if (in_group(op, OP_COMPARE))
-    compare_run(op, (const float *)e->x + ox, e->sx[d], (const float *)e->y + oy, e->sy[d], (uint8_t *)e->out + oo, e->so[d], len);
+    compare_run(op, (const float *)xb + ox, sx, (const float *)yb + oy, sy, (uint8_t *)ob + oo, so, len);
   else if (in_group(op, OP_COMPARE_I32))
-    compare_i32_run(op, (const int32_t *)e->x + ox, e->sx[d], (const int32_t *)e->y + oy, e->sy[d], (uint8_t *)e->out + oo, e->so[d], len);
+    compare_i32_run(op, (const int32_t *)xb + ox, sx, (const int32_t *)yb + oy, sy, (uint8_t *)ob + oo, so, len);
   else if (op == OP_COPY32)
-    copy32_run((const int32_t *)e->x + ox, e->sx[d], (int32_t *)e->out + oo, e->so[d], len);
+    copy32_run((const int32_t *)xb + ox, sx, (int32_t *)ob + oo, so, len);
   else if (op == OP_COPY16)
-    copy16_run((const uint16_t *)e->x + ox, e->sx[d], (uint16_t *)e->out + oo, e->so[d], len);
+    copy16_run((const uint16_t *)xb + ox, sx, (uint16_t *)ob + oo, so, len);
   else if (op == OP_COPY8)
-    copy8_run((const uint8_t *)e->x + ox, e->sx[d], (uint8_t *)e->out + oo, e->so[d], len);
+    copy8_run((const uint8_t *)xb + ox, sx, (uint8_t *)ob + oo, so, len);
   else if (op == OP_BOOL_TO_F32)
-    bool_to_f32_run((const uint8_t *)e->x + ox, e->sx[d], (float *)e->out + oo, e->so[d], len);
+    bool_to_f32_run((const uint8_t *)xb + ox, sx, (float *)ob + oo, so, len);
   else if (op == OP_F32_TO_F16 || op == OP_F32_TO_BF16)
-    cast_run(op, (const float *)e->x + ox, e->sx[d], (uint16_t *)e->out + oo, e->so[d], len);
+    cast_run(op, (const float *)xb + ox, sx, (uint16_t *)ob + oo, so, len);
   else if (op == OP_F16_TO_F32 || op == OP_BF16_TO_F32)
-    cast_run(op, (const uint16_t *)e->x + ox, e->sx[d], (float *)e->out + oo, e->so[d], len);
+    cast_run(op, (const uint16_t *)xb + ox, sx, (float *)ob + oo, so, len);
   else
-    where_run((const uint8_t *)e->z + oz, e->sz[d], (const int32_t *)e->x + ox, e->sx[d], (const int32_t *)e->y + oy, e->sy[d],
-              (int32_t *)e->out + oo, e->so[d], len);
+    where_run((const uint8_t *)zb + oz, sz, (const int32_t *)xb + ox, sx, (const int32_t *)yb + oy, sy, (int32_t *)ob + oo, so, len);
+}
+
+static inline void inner_run(const EltArgs *e, int ox, int oy, int oz, int oo, int len) {
+  int d = e->ndim - 1;
+  op_run(e->op, e->type, (const void *)e->x, ox, e->sx[d], (const void *)e->y, oy, e->sy[d], (const void *)e->z, oz, e->sz[d],
+         (void *)e->out, oo, e->so[d], len);
 }
 
 EXPORT(elementwise_task) void elementwise_task(int thread, int task, const EltArgs *e) {
@@ -639,6 +647,75 @@ EXPORT(elementwise_task) void elementwise_task(int thread, int task, const EltAr
       oo += e->so[d - 1] - e->shape[d] * e->so[d];
       idx[d] = 0;
       idx[d - 1]++;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A fused chain of elementwise ops (a prepared program's consecutive elementwise_task calls over
+// one element count, src/wasm/fusion.ts): a tiny program run tile by tile, so an intermediate that
+// a later op reads stays in a per-thread tile buffer (a slot) while the tile is in cache, and one
+// nothing reads afterwards is never written to memory. Every operand walks the flat index as a 2-D
+// view [numel / cols, cols] of its own strides; a slot holds a tile's elements contiguously. Each
+// op runs through op_run, as elementwise_task does, so every element gets the same bits.
+
+typedef struct {
+  int addr;   // byte address; 0: unused; negative: slot −addr − 1 of the tile buffers
+  int s0, s1; // element strides over [rows, cols]
+} FusedOperand;
+
+typedef struct {
+  int op, type; // as EltArgs
+  int rows;     // 1: an operand's row stride is not cols × its column stride (a broadcast row), so runs stop at row ends
+  FusedOperand x, y, z, out;
+} FusedOp;
+
+typedef struct {
+  int numel, chunk, cols, count; // task t covers flat indices [t·chunk, …); count ops
+  int scratch, scratch_bytes;    // per-thread scratch, as in GemmArgs: the slots, `tile` elements of ≤ 4 bytes each
+  int tile;
+  FusedOp ops[];
+} FusedArgs;
+
+static inline const void *fused_base(const FusedOperand *q, char *slots, int slot_bytes) {
+  return q->addr < 0 ? (const void *)(slots + (-q->addr - 1) * slot_bytes) : (const void *)q->addr;
+}
+
+// The element offset of flat index (row, col) = pos, in a tile that starts at flat index `start`.
+static inline int fused_offset(const FusedOperand *q, int row, int col, int pos, int start) {
+  return q->addr < 0 ? pos - start : row * q->s0 + col * q->s1;
+}
+
+static inline int fused_stride(const FusedOperand *q) { return q->addr < 0 ? 1 : q->s1; }
+
+// Op f over flat indices [pos, pos + len) of the tile starting at `start` (one run: the whole range
+// is one strided line for every operand).
+static inline void fused_op_run(const FusedOp *f, char *slots, int slot_bytes, int cols, int pos, int start, int len) {
+  int row = pos / cols, col = pos - row * cols;
+  op_run(f->op, f->type,
+         fused_base(&f->x, slots, slot_bytes), fused_offset(&f->x, row, col, pos, start), fused_stride(&f->x),
+         fused_base(&f->y, slots, slot_bytes), fused_offset(&f->y, row, col, pos, start), fused_stride(&f->y),
+         fused_base(&f->z, slots, slot_bytes), fused_offset(&f->z, row, col, pos, start), fused_stride(&f->z),
+         (void *)fused_base(&f->out, slots, slot_bytes), fused_offset(&f->out, row, col, pos, start), fused_stride(&f->out), len);
+}
+
+EXPORT(fused_task) void fused_task(int thread, int task, const FusedArgs *a) {
+  int begin = task * a->chunk, end = min_int(begin + a->chunk, a->numel), cols = a->cols;
+  char *slots = (char *)(a->scratch + thread * a->scratch_bytes);
+  int slot_bytes = a->tile * 4;
+  for (int start = begin; start < end; start += a->tile) {
+    int stop = min_int(start + a->tile, end);
+    for (int k = 0; k < a->count; k++) {
+      const FusedOp *f = &a->ops[k];
+      if (!f->rows) {
+        fused_op_run(f, slots, slot_bytes, cols, start, start, stop - start);
+        continue;
+      }
+      for (int pos = start; pos < stop;) { // a run per row (piece)
+        int len = min_int(cols - pos % cols, stop - pos);
+        fused_op_run(f, slots, slot_bytes, cols, pos, start, len);
+        pos += len;
+      }
     }
   }
 }

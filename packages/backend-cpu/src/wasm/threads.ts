@@ -18,7 +18,7 @@ export const CONTROL_BYTES = 128;
 export const MAX_THREADS = 16;
 
 /** Kernels the pool can run: `(thread, task, args)` exports of the module. */
-export const KERNEL_NAMES = ['gemm_task', 'elementwise_task', 'reduce_f32_task', 'softmax_f32_task', 'adamw_task', 'adadelta_task', 'rmsprop_task', 'cross_entropy_task', 'transpose32_task', 'axis_task'] as const;
+export const KERNEL_NAMES = ['gemm_task', 'elementwise_task', 'reduce_f32_task', 'softmax_f32_task', 'adamw_task', 'adadelta_task', 'rmsprop_task', 'cross_entropy_task', 'transpose32_task', 'axis_task', 'fused_task'] as const;
 export type PoolKernel = (typeof KERNEL_NAMES)[number];
 
 type TaskFn = (thread: number, task: number, args: number) => void;
