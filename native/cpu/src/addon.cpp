@@ -411,14 +411,14 @@ Napi::Value AlongAxis(const Napi::CallbackInfo& info, bool scatter) {
 Napi::Value HalfScatterAdd(const Napi::CallbackInfo& info) { return AlongAxis(info, true); }
 Napi::Value HalfGather(const Napi::CallbackInfo& info) { return AlongAxis(info, false); }
 
-// halfUnary(op, x, out, params): out = op(x) ('exp', 'erf' or 'relu') over contiguous 16-bit Uint16Arrays;
-// params = [n, x's offset, out's offset, threads, type code].
+// halfUnary(op, x, out, params): out = op(x) ('exp', 'erf' or 'relu') over contiguous elements: 16-bit
+// Uint16Arrays, or Float32Arrays for exp and erf; params = [n, x's offset, out's offset, threads, type code (0 f32)].
+const void* runElements(const Napi::CallbackInfo& info, size_t i, Elem type, size_t& length);
+
 Napi::Value HalfUnary(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto typed = [&](size_t i) { return info[i].IsTypedArray() && info[i].As<Napi::TypedArray>().TypedArrayType() == napi_uint16_array; };
-  if (info.Length() != 4 || !info[0].IsString() || !typed(1) || !typed(2) || !isF64(info, 3)) {
-    throw Napi::TypeError::New(env, "halfUnary(op, x, out, params): op is 'exp', 'erf' or 'relu', x and out Uint16Arrays, params a Float64Array");
-  }
+  const char* usage = "halfUnary(op, x, out, params): op is 'exp', 'erf' or 'relu', x and out Uint16Arrays (Float32Arrays for exp and erf), params a Float64Array";
+  if (info.Length() != 4 || !info[0].IsString() || !isF64(info, 3)) throw Napi::TypeError::New(env, usage);
   const std::string name = info[0].As<Napi::String>().Utf8Value();
   if (name != "exp" && name != "erf" && name != "relu") throw Napi::Error::New(env, "halfUnary: op must be exp, erf or relu, got '" + name + "'");
   Napi::Float64Array params = info[3].As<Napi::Float64Array>();
@@ -426,12 +426,18 @@ Napi::Value HalfUnary(const Napi::CallbackInfo& info) {
   int64_t f[5];
   for (int i = 0; i < 5; ++i) f[i] = integer(env, params[i], "every param", "halfUnary");
   if (f[0] < 1 || f[3] < 1) throw Napi::RangeError::New(env, "halfUnary: n and threads must be at least 1");
+  const Elem type = f[4] == 0 ? Elem::f32 : halfType(env, f[4], "halfUnary");
+  if (type == Elem::f32 && name == "relu") throw Napi::Error::New(env, "halfUnary: relu takes 16-bit elements only");
+  size_t xLength = 0, outLength = 0;
+  const void* x = runElements(info, 1, type, xLength);
+  void* out = const_cast<void*>(runElements(info, 2, type, outLength));
+  if (x == nullptr || out == nullptr) throw Napi::TypeError::New(env, usage);
   const int64_t extent[1] = {f[0]}, unit[1] = {1};
-  Napi::Uint16Array x = info[1].As<Napi::Uint16Array>(), out = info[2].As<Napi::Uint16Array>();
-  const uint16_t* xData = checkedOperand<const uint16_t>(env, "halfUnary", x.Data(), x.ElementLength(), f[1], extent, unit, 1, "x");
-  uint16_t* outData = checkedOperand<uint16_t>(env, "halfUnary", out.Data(), out.ElementLength(), f[2], extent, unit, 1, "out");
-  halfUnary(name == "exp" ? HalfUnaryOp::exp : name == "erf" ? HalfUnaryOp::erf : HalfUnaryOp::relu, halfType(env, f[4], "halfUnary"), xData, outData, f[0],
-            static_cast<int>(std::min<int64_t>(f[3], 256)));
+  const int64_t bytes = type == Elem::f32 ? 4 : 2;
+  checkedOperand<const char>(env, "halfUnary", static_cast<const char*>(x), xLength, f[1], extent, unit, 1, "x");
+  checkedOperand<const char>(env, "halfUnary", static_cast<const char*>(out), outLength, f[2], extent, unit, 1, "out");
+  halfUnary(name == "exp" ? HalfUnaryOp::exp : name == "erf" ? HalfUnaryOp::erf : HalfUnaryOp::relu, type, static_cast<const char*>(x) + f[1] * bytes,
+            static_cast<char*>(out) + f[2] * bytes, f[0], static_cast<int>(std::min<int64_t>(f[3], 256)));
   return env.Undefined();
 }
 

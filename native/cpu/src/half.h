@@ -172,11 +172,13 @@ namespace core_cpu {
 enum class HalfUnaryOp { exp, erf, relu };
 
 /**
- * out[i] = op(x[i]) over n contiguous 16-bit elements of type `type`: the f32 value widened to
- * double, the function in double (erf by the TypeScript kernel's series and continued fraction),
- * rounded to f32 and then to the 16-bit type, as the TypeScript kernels round. On up to `threads` threads.
+ * out[i] = op(x[i]) over n contiguous elements of type `type` (16-bit, or f32 for exp and erf): the
+ * value widened to double, the function in double (erf by the TypeScript kernel's series and
+ * continued fraction), rounded to f32 and then to the 16-bit type, as the TypeScript kernels round.
+ * A 16-bit type's exp and erf come from a table of all 65,536 results, made at first use. On up to
+ * `threads` threads.
  */
-void halfUnary(HalfUnaryOp op, Elem type, const uint16_t* x, uint16_t* out, int64_t n, int threads);
+void halfUnary(HalfUnaryOp op, Elem type, const void* x, void* out, int64_t n, int threads);
 
 /** The comparisons the addon makes of float32 and 16-bit tensors; a NaN compares unequal to everything. */
 enum class CompareOp { gt, lt, ge, le, eq, ne };

@@ -100,7 +100,7 @@ interface CpuAddon extends Partial<NumericAddon> {
   halfArgReduce(op: 'argmax' | 'argmin', x: Uint16Array, out: Int32Array, params: Float64Array): void;
   halfScatterAdd(out: Uint16Array, index: Int32Array, src: Uint16Array, params: Float64Array): void;
   halfGather(x: Uint16Array, index: Int32Array, out: Uint16Array, params: Float64Array): void;
-  halfUnary(op: HalfUnaryOp, x: Uint16Array, out: Uint16Array, params: Float64Array): void;
+  halfUnary(op: HalfUnaryOp, x: HalfOrFloat, out: HalfOrFloat, params: Float64Array): void;
   compare(op: CompareOp, x: HalfOrFloat, y: HalfOrFloat, out: Uint8Array, params: Float64Array): void;
   where(cond: Uint8Array, a: HalfOrFloat, b: HalfOrFloat, out: HalfOrFloat, params: Float64Array): void;
 }
@@ -157,8 +157,9 @@ export interface NativePath extends NativeNumerics {
   /** `gather` of a float16 or bfloat16 x of rank ≥ 1 (max-pooling's winners): returns false (doing nothing) for anything else; an index out of range is a RangeError. */
   halfGather(x: Ref, dim: number, index: Ref, out: Ref): boolean;
   /**
-   * `unary` exp, erf or relu of contiguous float16 or bfloat16 x and out (out may be x itself), bit for bit
-   * the TypeScript kernels: returns false (doing nothing) for anything else.
+   * `unary` exp, erf or relu of contiguous float16 or bfloat16 x and out, or exp and erf of float32
+   * ones (out may be x itself), bit for bit the TypeScript kernels (a NaN's payload aside): returns
+   * false (doing nothing) for anything else.
    */
   halfUnary(op: string, x: Ref, out: Ref, threads?: number): boolean;
   /**
@@ -352,11 +353,11 @@ export function loadNative(options: NativeChoice): NativePath | CpuNativeUnavail
       return true;
     },
     halfUnary(op, x, out, threadsNow) {
-      const code = x.dtype === 'float32' ? undefined : HALF_CODES[x.dtype];
+      const code = x.dtype === 'float32' ? (op === 'relu' ? undefined : 0) : HALF_CODES[x.dtype];
       if (!HALF_UNARY_OPS.has(op) || code === undefined || out.dtype !== x.dtype || !sameShape(x.shape, out.shape)) return false;
       const n = sizeOf(x.shape);
       if (n === 0 || !isContiguous(x.shape, x.strides) || !isContiguous(out.shape, out.strides) || (x.storage === out.storage && x.offset !== out.offset)) return false;
-      addon.halfUnary(op as HalfUnaryOp, x.storage.data as Uint16Array, out.storage.data as Uint16Array,
+      addon.halfUnary(op as HalfUnaryOp, x.storage.data as HalfOrFloat, out.storage.data as HalfOrFloat,
         Float64Array.of(n, x.offset, out.offset, threadsNow ?? (n >= NATIVE_MIN_ELEMENTS / 8 ? threads : 1), code));
       return true;
     },

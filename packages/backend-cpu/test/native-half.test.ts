@@ -322,7 +322,7 @@ describe('native 16-bit max-pool kernels: argReduce, gather and scatterAdd along
   });
 });
 
-describe('native 16-bit exp, erf and relu', () => {
+describe('native exp, erf and relu (16-bit; exp and erf of float32 too)', () => {
   const native = loaded();
   for (const op of ['exp', 'erf', 'relu'] as const) {
     it(`${op} of every bfloat16 and float16 value is bit for bit the TypeScript kernel's, in place too`, () => {
@@ -340,12 +340,30 @@ describe('native 16-bit exp, erf and relu', () => {
     });
   }
 
-  it('declines other ops, float32 and strided views', () => {
+  for (const op of ['exp', 'erf'] as const) {
+    it(`${op} of float32 (a GPT's GELU in float32) is bit for bit the TypeScript kernel's, over [-8, 8], tiny, huge and special values`, () => {
+      // Every 2^-7 step of the series/continued-fraction switch at 2 and the saturation at 6 lands in [-8, 8].
+      const values = Float32Array.from([...randoms(60000, 7, -8, 8), ...randoms(2000, 8, -1e-6, 1e-6), ...randoms(500, 9, -100, 100),
+        0, -0, 2, -2, 6, -6, 1.9999999, 2.0000002, 88.72, -103.9, Infinity, -Infinity, NaN, 3e-39, -1e-45, 3.4e38]);
+      const n = values.length;
+      const out = ref(plain, 'float32', new Float32Array(n), [n]);
+      const want = ref(plain, 'float32', new Float32Array(n), [n]);
+      expect(native.halfUnary(op, ref(plain, 'float32', values, [n]), out, 2)).toBe(true);
+      CpuKernels.unary(op, ref(plain, 'float32', values, [n]), want);
+      expect(bits(out)).toEqual(bits(want));
+      const inPlace = ref(plain, 'float32', values.slice(), [n]);
+      expect(native.halfUnary(op, inPlace, inPlace, 1)).toBe(true);
+      expect(bits(inPlace)).toEqual(bits(want));
+    });
+  }
+
+  it('declines other ops, float32 relu and strided views', () => {
     const x = ref(plain, 'bfloat16', ALL16.subarray(0, 64), [8, 8]);
     expect(native.halfUnary('tanh', x, ref(plain, 'bfloat16', new Uint16Array(64), [8, 8]))).toBe(false);
     expect(native.halfUnary('exp', { ...x, strides: [1, 8] }, ref(plain, 'bfloat16', new Uint16Array(64), [8, 8]))).toBe(false);
     const f = ref(plain, 'float32', new Float32Array(64), [64]);
-    expect(native.halfUnary('exp', f, f)).toBe(false);
+    expect(native.halfUnary('relu', f, f)).toBe(false);
+    expect(native.halfUnary('tanh', f, f)).toBe(false);
   });
 });
 
