@@ -13,6 +13,8 @@ namespace core_cpu {
 namespace {
 
 constexpr int64_t TASK_ELEMENTS = 1 << 15;
+/** Rows shorter than this are walked a block of rows at a time. */
+constexpr int64_t SHORT_ROW = 128;
 
 int64_t ceilDivide(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
@@ -50,7 +52,7 @@ inline float apply(float a, float b) {
 
 /** One row: a copy of bits (equal types), a cast, or one rounded f32 operation per element. */
 template <ElementOp Op, Elem O, Elem A, Elem B>
-CORE_VECTOR_CLONES void row(void* outRow, const void* aRow, const void* bRow, int64_t n, int64_t so, int64_t sa, int64_t sb) {
+inline void row(void* outRow, const void* aRow, const void* bRow, int64_t n, int64_t so, int64_t sa, int64_t sb) {
   Storage<O>* out = static_cast<Storage<O>*>(outRow);
   const Storage<A>* a = static_cast<const Storage<A>*>(aRow);
   const Storage<B>* b = static_cast<const Storage<B>*>(bRow);
@@ -70,15 +72,30 @@ CORE_VECTOR_CLONES void row(void* outRow, const void* aRow, const void* bRow, in
   }
 }
 
-using RowFn = void (*)(void*, const void*, const void*, int64_t, int64_t, int64_t, int64_t);
+/** Where a block's rows start: each operand's stride between rows, in elements. */
+struct RowSteps {
+  int64_t out, a, b;
+};
+
+/**
+ * `rows` rows of `n` elements, `steps` apart: one call per block rather than per row, so a short
+ * row (a convolution's windows, 24 wide) does not pay a call and the walker's step each.
+ */
+template <ElementOp Op, Elem O, Elem A, Elem B>
+CORE_VECTOR_CLONES void block(char* out, const char* a, const char* b, int64_t rows, RowSteps steps, int64_t n, int64_t so, int64_t sa, int64_t sb) {
+  constexpr int64_t bo = sizeof(Storage<O>), ba = sizeof(Storage<A>), bb = sizeof(Storage<B>);
+  for (int64_t r = 0; r < rows; ++r) row<Op, O, A, B>(out + r * steps.out * bo, a + r * steps.a * ba, b + r * steps.b * bb, n, so, sa, sb);
+}
+
+using RowFn = void (*)(char*, const char*, const char*, int64_t, RowSteps, int64_t, int64_t, int64_t, int64_t);
 
 template <ElementOp Op, Elem O, Elem A>
 RowFn rowFor(Elem b) {
-  if (Op == ElementOp::copy) return row<Op, O, A, A>;
+  if (Op == ElementOp::copy) return block<Op, O, A, A>;
   switch (b) {
-    case Elem::f32: return row<Op, O, A, Elem::f32>;
-    case Elem::f16: return row<Op, O, A, Elem::f16>;
-    default: return row<Op, O, A, Elem::bf16>;
+    case Elem::f32: return block<Op, O, A, Elem::f32>;
+    case Elem::f16: return block<Op, O, A, Elem::f16>;
+    default: return block<Op, O, A, Elem::bf16>;
   }
 }
 
@@ -119,6 +136,7 @@ void halfStrided(const HalfStridedProblem& p, int threads) {
   // Unit dims dropped and neighbours merged where every operand walks them as one.
   int rank = 0;
   int64_t shape[MAX_RANK], strides[3][MAX_RANK];
+  int64_t blockShape = 1, blockSteps[3] = {0, 0, 0};
   for (int d = 0; d < p.rank; ++d) {
     if (p.shape[d] == 1) continue;
     bool merges = rank > 0;
@@ -132,11 +150,20 @@ void halfStrided(const HalfStridedProblem& p, int threads) {
     shape[0] = 1;
     for (int o = 0; o < 3; ++o) strides[o][0] = 0;
   }
+  // Short rows go a block at a time: the next dim's rows of them in one call.
+  if (rank >= 2 && shape[rank - 1] < SHORT_ROW) {
+    blockShape = shape[rank - 2];
+    for (int o = 0; o < 3; ++o) blockSteps[o] = strides[o][rank - 2];
+    --rank;
+    for (int o = 0; o < 3; ++o) strides[o][rank - 1] = strides[o][rank];
+    shape[rank - 1] = shape[rank];
+  }
   const int inner = rank - 1;
   const int64_t n = shape[inner];
   int64_t rows = 1;
   for (int d = 0; d < inner; ++d) rows *= shape[d];
-  const int64_t rowsPerTask = std::max(ceilDivide(TASK_ELEMENTS, n), ceilDivide(rows, 4 * threads));
+  const RowSteps steps{blockSteps[0], blockSteps[1], blockSteps[2]};
+  const int64_t rowsPerTask = std::max(ceilDivide(TASK_ELEMENTS, n * blockShape), ceilDivide(rows, 4 * threads));
   const int64_t tasks = ceilDivide(rows, rowsPerTask);
   char* base[3];
   int bytes[3];
@@ -154,7 +181,7 @@ void halfStrided(const HalfStridedProblem& p, int threads) {
       for (int o = 0; o < 3; ++o) pos[o] += index[d] * strides[o][d];
     }
     for (int64_t r = first; r < last; ++r) {
-      fn(base[0] + pos[0] * bytes[0], base[1] + pos[1] * bytes[1], base[2] + pos[2] * bytes[2], n, strides[0][inner],
+      fn(base[0] + pos[0] * bytes[0], base[1] + pos[1] * bytes[1], base[2] + pos[2] * bytes[2], blockShape, steps, n, strides[0][inner],
          strides[1][inner], strides[2][inner]);
       for (int d = inner - 1; d >= 0; --d) {
         for (int o = 0; o < 3; ++o) pos[o] += strides[o][d];

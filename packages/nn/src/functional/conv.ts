@@ -160,8 +160,15 @@ function convolution(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bia
     // The windows [N, C, kh, kw, oh, ow] as columns [N, groups, K, L]: a copy of the view (im2col).
     const windows = slidingWindows(xp, { kernel: [kh, kw], stride: lift(stride, 1), dilation: lift(dilation, 1), out: [oh, ow] }, 'kernel-first');
     // [groups, O/g, K] @ [N, groups, K, L] → [N, groups, O/g, L]: one matmul per (sample, group).
-    const y = product(w.reshape([groups, O / groups, K]), windows, [N, groups, K, oh * ow]).reshape([N, O, oh, ow]);
-    return b ? y.add(b.reshape([1, O, 1, 1])) : y;
+    const products = product(w.reshape([groups, O / groups, K]), windows, [N, groups, K, oh * ow]);
+    const y = products.reshape([N, O, oh, ow]);
+    products.dispose(); // y holds the memory; what autograd keeps needs neither
+    if (!b) return y;
+    // The product before its bias is read by nothing after the add (its gradient is the sum's):
+    // freed now rather than left to the garbage collector.
+    const biased = y.add(b.reshape([1, O, 1, 1]));
+    y.dispose();
+    return biased;
   });
 }
 
@@ -220,7 +227,9 @@ function planar(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bias: Te
   if (isHalf(dtype) && weight.dtype === dtype && (bias == null || bias.dtype === dtype)) {
     checkCompute(op, input);
     // The columns' 16-bit copy is cast straight from the windows of the widened input (otherShape).
-    y = fn(xs.float(), ws, bias?.float() ?? null, (a, b, bShape) => matmulInFloat32(a, b, dtype, bShape && { otherShape: bShape })).to(dtype);
+    const sums = fn(xs.float(), ws, bias?.float() ?? null, (a, b, bShape) => matmulInFloat32(a, b, dtype, bShape && { otherShape: bShape }));
+    y = sums.to(dtype);
+    sums.dispose(); // the float32 sums, rounded once into y, are read by nothing else
   } else {
     y = fn(xs, ws, bias ?? null, (a, b, bShape) => a.matmul(bShape ? b.reshape(bShape) : b));
   }

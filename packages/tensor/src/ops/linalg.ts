@@ -49,6 +49,16 @@ function batchOfOne(t: Tensor): TensorRef<unknown> {
   return { storage, dtype, shape: [1, shape[0]!, shape[1]!], strides: [shape[0]! * shape[1]!, strides[0]!, strides[1]!], offset };
 }
 
+/**
+ * A new contiguous [...batch, M, N] product as the kernel's [B, M, N]. The product is returned as
+ * allocated, not as a view of a [B, M, N] tensor, so a caller that disposes it frees its memory.
+ */
+function batchesOf(t: Tensor): TensorRef<unknown> {
+  const { storage, dtype, shape, offset } = ref(t);
+  const [M, N] = shape.slice(-2) as [number, number];
+  return { storage, dtype, shape: [numelOf(shape.slice(0, -2)), M, N], strides: [M * N, N, 1], offset };
+}
+
 /** The batched product of a [..., M, K] and b [..., K, N]. */
 function batchedProduct(op: string, a: Tensor, b: Tensor): Tensor {
   const [M, K] = a.shape.slice(-2) as [number, number];
@@ -69,12 +79,11 @@ function batchedProduct(op: string, a: Tensor, b: Tensor): Tensor {
     }
   } else {
     const batch = broadcastShapes([a.shape.slice(0, -2), b.shape.slice(0, -2)], op);
-    const out = allocate([numelOf(batch), M, N], a.dtype, a.device);
-    if (out.numel() > 0) {
-      if (K === 0) backend.kernels.fill(ref(out), 0);
-      else backend.kernels.matmul(ref(asBatched(a, batch)), ref(asBatched(b, batch)), ref(out), acc);
+    y = allocate([...batch, M, N], a.dtype, a.device);
+    if (y.numel() > 0) {
+      if (K === 0) backend.kernels.fill(ref(y), 0);
+      else backend.kernels.matmul(ref(asBatched(a, batch)), ref(asBatched(b, batch)), batchesOf(y), acc);
     }
-    y = reshape(out, [...batch, M, N]);
   }
   // dA = dY·Bᵀ, dB = Aᵀ·dY; the engine sums over broadcast batch dims. A matrix stored transposed
   // (nn.Linear's weight.t()) gets its gradient as the transpose of a product in its storage's
@@ -135,12 +144,12 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
     const [M, K] = x.shape.slice(-2) as [number, number];
     const N = y.shape[y.ndim - 1]!;
     const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
-    const out = allocate([numelOf(batch), M, N], float32, x.device);
+    const out = allocate([...batch, M, N], float32, x.device);
     if (out.numel() > 0) {
       if (K === 0) backend.kernels.fill(ref(out), 0);
-      else kernel(ref(asBatched(x, batch)), ref(asBatched(y, batch)), ref(out));
+      else kernel(ref(asBatched(x, batch)), ref(asBatched(y, batch)), batchesOf(out));
     }
-    return reshape(out, [...batch, M, N]);
+    return out;
   };
   // The gradient of a 16-bit operand that was not broadcast is the 16-bit GEMM's output, rounded
   // once; the engine sums those of broadcast operands over their batch dims in float32 and then
