@@ -408,9 +408,12 @@ function alongAxisParams(indexed: Ref, dim: number, index: Ref, other: Ref): Flo
 /**
  * What `capabilities.autocastSpeed` says for the cpu backend: bfloat16 faster only where the bf16
  * GEMM runs vdpbf16ps; float16 never. Measured with `bench:cpu` (ours-bf16 against ours) on a 2-core
- * AVX512-BF16 EPYC: the MNIST Net step at 1.15–1.2× float32's speed and the GPT step at 1.4×, once
- * convolutions and biased linears ran their GEMMs in bfloat16 (matmulToFloat32) rather than on
- * float32 copies (before, 0.66–0.78× and 0.9–1.1×). Re-measure before changing it.
+ * AVX512-BF16 EPYC, quiet: the MNIST Net step at 1.3–1.5× float32's speed and the GPT step at
+ * 1.2–1.7× (noisy), since convolutions and biased linears run their GEMMs in bfloat16
+ * (matmulToFloat32), the 16-bit elementwise loops have AVX-512 clones and convolutions cast their
+ * columns straight from the input's windows (before all that, 0.66–0.78× and 0.9–1.1×). An
+ * overhead-bound tiny model (the bench's gpt-tiny) runs slower under autocast. Re-measure before
+ * changing it.
  */
 export function autocastSpeed(native: NativePath | CpuNativeUnavailable): NonNullable<Capabilities['autocastSpeed']> {
   const float16 = { faster: false, reason: 'the cpu has no native float16 arithmetic: float16 matmuls widen to float32' };
