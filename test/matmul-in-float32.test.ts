@@ -3,6 +3,7 @@
 // float32 matmul it falls back to. Operands hold small integers or short binary fractions, so every
 // sum is exact and both paths are compared bit for bit.
 import '@core/backend-cpu';
+import type { CpuBackend } from '@core/backend-cpu';
 import {
   autograd, bfloat16, DTypeError, float16, float32, float64, getBackend, int32, matmulInFloat32, setFusedKernelsEnabled, ShapeError, tensor, type Tensor,
 } from '@core/tensor';
@@ -30,7 +31,7 @@ afterEach(() => setFusedKernelsEnabled(true));
 
 describe('matmulInFloat32: 16-bit products summed and returned in float32', () => {
   it('the cpu backend with its native addon offers the fused matmulToFloat32 kernel', () => {
-    expect(getBackend('cpu').native?.loaded, 'the native addon must load for the fused path to be tested').toBe(true);
+    expect((getBackend('cpu') as CpuBackend).native?.loaded, 'the native addon must load for the fused path to be tested').toBe(true);
     expect(cpuHasKernel).toBe(true);
   });
 
