@@ -1,97 +1,39 @@
 #!/usr/bin/env node
-// Measures compile() on webgpu against eager for two training steps: the MLP 784→256→10 (batch
-// 128, SGD) and nanoGPT's 2-layer GPT of the benchmarks (test/bench/lib/programs.mjs: 64 wide, 4
-// heads, block 32, 65 tokens; batch 8, AdamW). Per step: dispatches and submits (backend stats),
-// the host time of the call (the step's JavaScript and the queueing, the device idle: each step
-// waits for the previous one outside the timed region) and the time until the device is done.
-// Modes: eager, compiled with the interpreter replay (prepare hidden), compiled with prepared
-// programs. Prints a Markdown table. Uses the built packages (build backend-webgpu first):
+// Measures compile() on webgpu against eager (measure-compile-lib.mjs says what) and prints a
+// Markdown table. In Node through Dawn (build the package first; the adapter is the Vulkan ICD):
 //   VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/lvp_icd.json node test/measure-compile.mjs [steps]
-import { F, nn } from '@core/nn';
-import { AdamW, SGD } from '@core/optim';
-import { compile, int32, manualSeed, randint, randn, registerBackend, setDefaultDevice } from '@core/tensor';
-import { createWebGPUBackend } from '../dist/index.js';
-import { GPT } from '../../../test/bench/lib/programs.mjs';
+// or in headless Chromium through navigator.gpu (SwiftShader here; Debian's chromium):
+//   node test/measure-compile.mjs --chromium [steps]
+import { fileURLToPath } from 'node:url';
 
-const STEPS = Number(process.argv[2] ?? 20);
-const backend = await createWebGPUBackend();
-registerBackend({ name: 'webgpu', priority: 200, create: () => backend });
-setDefaultDevice('webgpu');
+const chromium = process.argv.includes('--chromium');
+const STEPS = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 20);
 
-/** A training step of `model` on fixed inputs, and the inputs. */
-const workloads = {
-  'MLP 784-256-10, batch 128, SGD': () => {
-    manualSeed(0);
-    const model = new nn.Sequential(new nn.Linear(784, 256), new nn.ReLU(), new nn.Linear(256, 10));
-    const opt = new SGD(model.parameters(), { lr: 0.01 });
-    const step = (x, y) => {
-      opt.zeroGrad();
-      const loss = F.crossEntropy(model.call(x), y);
-      loss.backward();
-      opt.step();
-      return loss;
-    };
-    return { step, inputs: [randn([128, 784]), randint(0, 10, [128])] };
-  },
-  'GPT 2 layers, 64 wide, block 32, batch 8, AdamW': () => {
-    manualSeed(0);
-    const model = new GPT({ vocabSize: 65, blockSize: 32, nLayer: 2, nHead: 4, nEmbd: 64 });
-    const opt = new AdamW(model.parameters(), { lr: 1e-3 });
-    const step = (idx, targets) => {
-      opt.zeroGrad();
-      const loss = model.call(idx, targets);
-      loss.backward();
-      opt.step();
-      return loss;
-    };
-    return { step, inputs: [randint(0, 65, [8, 32], { dtype: int32 }), randint(0, 65, [8, 32], { dtype: int32 })] };
-  },
-};
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-async function measure(make, mode) {
-  const { step: raw, inputs } = make();
-  const prepare = backend.prepare;
-  if (mode === 'interpreter') delete backend.prepare; // compile reads it when it builds a program
-  const step = mode === 'eager' ? raw : compile(raw);
-  try {
-    for (let i = 0; i < 5; i++) await step(...inputs).item(); // tracing (and the optimizer's state)
-  } finally {
-    backend.prepare = prepare;
-  }
-  const host = [];
-  const done = [];
-  const before = backend.stats();
-  for (let i = 0; i < STEPS; i++) {
-    await backend.synchronize(0);
-    const t0 = performance.now();
-    step(...inputs);
-    const t1 = performance.now();
-    await backend.synchronize(0);
-    host.push(t1 - t0);
-    done.push(performance.now() - t0);
-  }
-  const after = backend.stats();
-  const replay = mode === 'eager' ? '' : step.explain().programs[0]?.replay ?? 'no program';
-  return {
-    dispatches: (after.dispatches - before.dispatches) / STEPS,
-    // Each step ends with a synchronize(), which submits what the step queued.
-    submits: (after.submits - before.submits) / STEPS,
-    host: median(host),
-    done: median(done),
-    replay,
-  };
+if (chromium) {
+  const { bundle, runPage } = await import('./chromium.mjs');
+  const entry = `
+import { registerBackend, setDefaultDevice } from '@core/tensor';
+import { createWebGPUBackend } from '../src/index.js';
+import { measureCompile } from './measure-compile-lib.mjs';
+try {
+  const backend = await createWebGPUBackend();
+  registerBackend({ name: 'webgpu', priority: 200, create: () => backend });
+  setDefaultDevice('webgpu');
+  window.__report = { table: await measureCompile(backend, ${STEPS}), isolated: self.crossOriginIsolated };
+} catch (e) {
+  window.__report = { error: String((e && e.stack) || e) };
+}`;
+  // Cross-origin isolated: performance.now() steps 5 µs there, 100 µs otherwise.
+  const { report, errors } = await runPage(await bundle(entry, fileURLToPath(new URL('.', import.meta.url))), 1_800_000, { isolated: true });
+  if (report.error || errors.length > 0) throw new Error(`the page failed: ${report.error ?? errors.join('; ')}`);
+  console.log(`in headless Chromium (cross-origin isolated: ${report.isolated}); ${report.table}`);
+} else {
+  const { registerBackend, setDefaultDevice } = await import('@core/tensor');
+  const { createWebGPUBackend } = await import('../dist/index.js');
+  const { measureCompile } = await import('./measure-compile-lib.mjs');
+  const backend = await createWebGPUBackend();
+  registerBackend({ name: 'webgpu', priority: 200, create: () => backend });
+  setDefaultDevice('webgpu');
+  console.log(await measureCompile(backend, STEPS));
+  backend.destroy();
 }
-
-console.log(`adapter: ${backend.adapterInfo}; ${STEPS} steps per figure, medians\n`);
-console.log('| step | mode | dispatches / step | submits / step | host ms / step | ms / step until done |');
-console.log('|---|---|---|---|---|---|');
-for (const [name, make] of Object.entries(workloads)) {
-  for (const mode of ['eager', 'interpreter', 'prepared']) {
-    const r = await measure(make, mode);
-    console.log(`| ${name} | ${mode === 'eager' ? 'eager' : `compiled, ${mode} replay`} | ${r.dispatches} | ${r.submits} | ${r.host.toFixed(2)} | ${r.done.toFixed(2)} |`);
-    if (mode === 'prepared' && !r.replay.startsWith('prepared')) throw new Error(`expected a prepared replay, got: ${r.replay}`);
-  }
-}
-backend.destroy();

@@ -1,0 +1,98 @@
+// compile() against eager on webgpu for two training steps, as measure-compile.mjs reports them:
+// the MLP 784→256→10 (batch 128, SGD) and nanoGPT's 2-layer GPT of the benchmarks (64 wide, 4
+// heads, block 32, 65 tokens; batch 8, AdamW). Per step: dispatches and submits (backend stats),
+// the host time of the call (the step's JavaScript and the queueing, the device idle: each step
+// waits for the previous one outside the timed region), that host time per dispatch, and the time
+// until the device is done. No Node APIs: it runs in Node (Dawn) and in a browser page alike.
+import { F, nn } from '@core/nn';
+import { AdamW, SGD } from '@core/optim';
+import { compile, int32, manualSeed, randint, randn } from '@core/tensor';
+import { GPT } from '../../../test/bench/lib/programs.mjs';
+
+/** A training step of `model` on fixed inputs, and the inputs. */
+const workloads = {
+  'MLP 784-256-10, batch 128, SGD': () => {
+    manualSeed(0);
+    const model = new nn.Sequential(new nn.Linear(784, 256), new nn.ReLU(), new nn.Linear(256, 10));
+    const opt = new SGD(model.parameters(), { lr: 0.01 });
+    const step = (x, y) => {
+      opt.zeroGrad();
+      const loss = F.crossEntropy(model.call(x), y);
+      loss.backward();
+      opt.step();
+      return loss;
+    };
+    return { step, inputs: [randn([128, 784]), randint(0, 10, [128])] };
+  },
+  'GPT 2 layers, 64 wide, block 32, batch 8, AdamW': () => {
+    manualSeed(0);
+    const model = new GPT({ vocabSize: 65, blockSize: 32, nLayer: 2, nHead: 4, nEmbd: 64 });
+    const opt = new AdamW(model.parameters(), { lr: 1e-3 });
+    const step = (idx, targets) => {
+      opt.zeroGrad();
+      const loss = model.call(idx, targets);
+      loss.backward();
+      opt.step();
+      return loss;
+    };
+    return { step, inputs: [randint(0, 65, [8, 32], { dtype: int32 }), randint(0, 65, [8, 32], { dtype: int32 })] };
+  },
+};
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function measure(backend, steps, make, mode) {
+  const { step: raw, inputs } = make();
+  const prepare = backend.prepare;
+  if (mode === 'interpreter') delete backend.prepare; // compile reads it when it builds a program
+  const step = mode === 'eager' ? raw : compile(raw);
+  try {
+    for (let i = 0; i < 5; i++) await step(...inputs).item(); // tracing (and the optimizer's state)
+  } finally {
+    backend.prepare = prepare;
+  }
+  const host = [];
+  const done = [];
+  const before = backend.stats();
+  for (let i = 0; i < steps; i++) {
+    await backend.synchronize(0);
+    const t0 = performance.now();
+    step(...inputs);
+    const t1 = performance.now();
+    await backend.synchronize(0);
+    host.push(t1 - t0);
+    done.push(performance.now() - t0);
+  }
+  const after = backend.stats();
+  const replay = mode === 'eager' ? '' : step.explain().programs[0]?.replay ?? 'no program';
+  return {
+    dispatches: (after.dispatches - before.dispatches) / steps,
+    // Each step ends with a synchronize(), which submits what the step queued.
+    submits: (after.submits - before.submits) / steps,
+    host: median(host),
+    done: median(done),
+    replay,
+  };
+}
+
+/**
+ * The Markdown table of `backend` (registered as the default device): each workload eager, compiled
+ * with the interpreter replay (prepare hidden) and compiled with prepared programs, `steps` steps a figure.
+ */
+export async function measureCompile(backend, steps) {
+  const lines = [
+    `adapter: ${backend.adapterInfo}; ${steps} steps per figure, medians`,
+    '',
+    '| step | mode | dispatches / step | submits / step | host ms / step | host µs / dispatch | ms / step until done |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const [name, make] of Object.entries(workloads)) {
+    for (const mode of ['eager', 'interpreter', 'prepared']) {
+      const r = await measure(backend, steps, make, mode);
+      const perDispatch = (r.host * 1000) / r.dispatches;
+      lines.push(`| ${name} | ${mode === 'eager' ? 'eager' : `compiled, ${mode} replay`} | ${r.dispatches} | ${r.submits} | ${r.host.toFixed(2)} | ${perDispatch.toFixed(1)} | ${r.done.toFixed(2)} |`);
+      if (mode === 'prepared' && !r.replay.startsWith('prepared')) throw new Error(`expected a prepared replay, got: ${r.replay}`);
+    }
+  }
+  return lines.join('\n');
+}
