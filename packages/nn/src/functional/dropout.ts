@@ -33,16 +33,19 @@ export function checkProbability(p: unknown): asserts p is number {
   if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new ValueError(`dropout probability has to be between 0 and 1, but got ${String(p)}`);
 }
 
-/** 1 where kept (probability 1 − p), else 0, in `input`'s dtype, of `shape` (broadcast against the input). */
-/** 1 where an element is kept (probability 1 − p), 0 elsewhere, in the input's dtype. */
+/** True where kept (probability 1 − p), of `shape` (broadcast against the input), on its device. */
+function keeps(input: Tensor, shape: readonly number[], p: number, generator: Generator | undefined): Tensor {
+  return rand(shape, { device: input.device, ...(generator ? { generator } : {}) }).lt(1 - p);
+}
+
+/** 1 where kept, else 0, in `input`'s dtype. */
 function keepMask(input: Tensor, shape: readonly number[], p: number, generator: Generator | undefined): Tensor {
-  return rand(shape, { device: input.device, ...(generator ? { generator } : {}) }).lt(1 - p).to(input.dtype);
+  return keeps(input, shape, p, generator).to(input.dtype);
 }
 
 /** The kept elements' scale 1/(1 − p), in the input's dtype, and zeros elsewhere: one select rather than a cast of the bool mask and a multiply, with the same bits. */
 function scaledKeepMask(input: Tensor, shape: readonly number[], p: number, generator: Generator | undefined): Tensor {
-  const keep = rand(shape, { device: input.device, ...(generator ? { generator } : {}) }).lt(1 - p);
-  return where(keep, full([], 1 / (1 - p), { dtype: input.dtype, device: input.device }), 0);
+  return where(keeps(input, shape, p, generator), full([], 1 / (1 - p), { dtype: input.dtype, device: input.device }), 0);
 }
 
 /**

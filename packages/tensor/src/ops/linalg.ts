@@ -85,19 +85,24 @@ function batchedProduct(op: string, a: Tensor, b: Tensor): Tensor {
       else backend.kernels.matmul(ref(asBatched(a, batch)), ref(asBatched(b, batch)), batchesOf(y), acc);
     }
   }
-  // dA = dY·Bᵀ, dB = Aᵀ·dY; the engine sums over broadcast batch dims. A matrix stored transposed
-  // (nn.Linear's weight.t()) gets its gradient as the transpose of a product in its storage's
-  // layout, as PyTorch's mm backward does: the weight's gradient then arrives contiguous, and
-  // accumulating it into .grad needs no transposing copy.
-  const matrices = a.ndim === 2 && b.ndim === 2;
+  // dA = dY·Bᵀ, dB = Aᵀ·dY; the engine sums over broadcast batch dims.
   return record(`${op}Backward`, y, [a, b], (g) => [
-    !a.requiresGrad ? null
-    : matrices && storedTransposed(a) ? transpose(batchedProduct(op, b, transpose(g, 0, 1)), 0, 1)
-    : batchedProduct(op, g, transpose(b, -1, -2)),
-    !b.requiresGrad ? null
-    : matrices && storedTransposed(b) ? transpose(batchedProduct(op, transpose(g, 0, 1), a), 0, 1)
-    : batchedProduct(op, transpose(a, -1, -2), g),
+    a.requiresGrad ? gradientProduct(op, g, transpose(b, -1, -2), a) : null,
+    b.requiresGrad ? gradientProduct(op, transpose(a, -1, -2), g, b) : null,
   ], [...(a.requiresGrad ? [b] : []), ...(b.requiresGrad ? [a] : [])]);
+}
+
+/**
+ * `x @ y` as the gradient of `operand`. A matrix stored transposed (nn.Linear's weight.t()) gets it
+ * as (yᵀxᵀ)ᵀ, a product in its storage's layout, as PyTorch's mm backward does: the weight's
+ * gradient then arrives contiguous, and accumulating it into .grad (or casting it to a float32
+ * parameter) needs no transposing copy.
+ */
+function gradientProduct(op: string, x: Tensor, y: Tensor, operand: Tensor): Tensor {
+  if (x.ndim === 2 && y.ndim === 2 && operand.ndim === 2 && storedTransposed(operand)) {
+    return transpose(batchedProduct(op, transpose(y, 0, 1), transpose(x, 0, 1)), 0, 1);
+  }
+  return batchedProduct(op, x, y);
 }
 
 /**
@@ -158,12 +163,7 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
   const gradient = (x: Tensor, y: Tensor, operand: Tensor, shape: readonly number[]): Tensor => {
     if (isRecording()) return matmulInFloat32(x, y, dtype);
     const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
-    if (operand.dtype !== dtype || !sameShape([...batch, x.shape[x.ndim - 2]!, y.shape[y.ndim - 1]!], shape)) return product(x, y);
-    // A linear's weight.t() gets its gradient in the weight's own layout, (yᵀxᵀ)ᵀ: a gradient
-    // made row-major would reach the weight transposed, and its cast to the float32 parameter
-    // would run strided.
-    if (operand.ndim === 2 && storedTransposed(operand)) return transpose(batchedProduct('matmul', transpose(y, 0, 1), transpose(x, 0, 1)), 0, 1);
-    return batchedProduct('matmul', x, y);
+    return operand.dtype === dtype && sameShape([...batch, x.shape[x.ndim - 2]!, y.shape[y.ndim - 1]!], shape) ? gradientProduct('matmul', x, y, operand) : product(x, y);
   };
   return record('matmulInFloat32Backward', product(ah, bh), [a, b], (g) => {
     const gh = cast(g, dtype);
