@@ -411,10 +411,32 @@ Napi::Value AlongAxis(const Napi::CallbackInfo& info, bool scatter) {
 Napi::Value HalfScatterAdd(const Napi::CallbackInfo& info) { return AlongAxis(info, true); }
 Napi::Value HalfGather(const Napi::CallbackInfo& info) { return AlongAxis(info, false); }
 
+/** Argument i as its element data and length when it is a Float32Array (f32) or a Uint16Array (16-bit), by `type`; else null. */
+const void* runElements(const Napi::CallbackInfo& info, size_t i, Elem type, size_t& length) {
+  if (!info[i].IsTypedArray()) return nullptr;
+  Napi::TypedArray t = info[i].As<Napi::TypedArray>();
+  if (t.TypedArrayType() != (type == Elem::f32 ? napi_float32_array : napi_uint16_array)) return nullptr;
+  length = t.ElementLength();
+  // The typed array's own data pointer, as the other entry points read theirs.
+  if (type == Elem::f32) return info[i].As<Napi::Float32Array>().Data();
+  return info[i].As<Napi::Uint16Array>().Data();
+}
+
+/**
+ * Argument i's elements (as runElements takes them) from element `offset` on, bounds-checked for
+ * `extent` elements `stride` apart: their byte address; a TypeError with `usage` for another array.
+ */
+char* checkedRun(const Napi::CallbackInfo& info, size_t i, Elem type, int64_t offset, const int64_t* extent, const int64_t* stride, const char* op,
+                 const char* name, const char* usage) {
+  size_t length = 0;
+  const char* data = static_cast<const char*>(runElements(info, i, type, length));
+  if (data == nullptr) throw Napi::TypeError::New(info.Env(), usage);
+  checkedOperand<const char>(info.Env(), op, data, length, offset, extent, stride, 1, name);
+  return const_cast<char*>(data) + offset * (type == Elem::f32 ? 4 : 2);
+}
+
 // halfUnary(op, x, out, params): out = op(x) ('exp', 'erf' or 'relu') over contiguous elements: 16-bit
 // Uint16Arrays, or Float32Arrays for exp and erf; params = [n, x's offset, out's offset, threads, type code (0 f32)].
-const void* runElements(const Napi::CallbackInfo& info, size_t i, Elem type, size_t& length);
-
 Napi::Value HalfUnary(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const char* usage = "halfUnary(op, x, out, params): op is 'exp', 'erf' or 'relu', x and out Uint16Arrays (Float32Arrays for exp and erf), params a Float64Array";
@@ -428,28 +450,11 @@ Napi::Value HalfUnary(const Napi::CallbackInfo& info) {
   if (f[0] < 1 || f[3] < 1) throw Napi::RangeError::New(env, "halfUnary: n and threads must be at least 1");
   const Elem type = f[4] == 0 ? Elem::f32 : halfType(env, f[4], "halfUnary");
   if (type == Elem::f32 && name == "relu") throw Napi::Error::New(env, "halfUnary: relu takes 16-bit elements only");
-  size_t xLength = 0, outLength = 0;
-  const void* x = runElements(info, 1, type, xLength);
-  void* out = const_cast<void*>(runElements(info, 2, type, outLength));
-  if (x == nullptr || out == nullptr) throw Napi::TypeError::New(env, usage);
   const int64_t extent[1] = {f[0]}, unit[1] = {1};
-  const int64_t bytes = type == Elem::f32 ? 4 : 2;
-  checkedOperand<const char>(env, "halfUnary", static_cast<const char*>(x), xLength, f[1], extent, unit, 1, "x");
-  checkedOperand<const char>(env, "halfUnary", static_cast<const char*>(out), outLength, f[2], extent, unit, 1, "out");
-  halfUnary(name == "exp" ? HalfUnaryOp::exp : name == "erf" ? HalfUnaryOp::erf : HalfUnaryOp::relu, type, static_cast<const char*>(x) + f[1] * bytes,
-            static_cast<char*>(out) + f[2] * bytes, f[0], static_cast<int>(std::min<int64_t>(f[3], 256)));
+  const char* x = checkedRun(info, 1, type, f[1], extent, unit, "halfUnary", "x", usage);
+  char* out = checkedRun(info, 2, type, f[2], extent, unit, "halfUnary", "out", usage);
+  halfUnary(name == "exp" ? HalfUnaryOp::exp : name == "erf" ? HalfUnaryOp::erf : HalfUnaryOp::relu, type, x, out, f[0], static_cast<int>(std::min<int64_t>(f[3], 256)));
   return env.Undefined();
-}
-
-/** Argument i as its element data and length when it is a Float32Array (f32) or a Uint16Array (16-bit), by `type`; else null. */
-const void* runElements(const Napi::CallbackInfo& info, size_t i, Elem type, size_t& length) {
-  if (!info[i].IsTypedArray()) return nullptr;
-  Napi::TypedArray t = info[i].As<Napi::TypedArray>();
-  if (t.TypedArrayType() != (type == Elem::f32 ? napi_float32_array : napi_uint16_array)) return nullptr;
-  length = t.ElementLength();
-  // The typed array's own data pointer, as the other entry points read theirs.
-  if (type == Elem::f32) return info[i].As<Napi::Float32Array>().Data();
-  return info[i].As<Napi::Uint16Array>().Data();
 }
 
 // compare(op, x, y, out, params): out = x op y ('gt', 'lt', 'ge', 'le', 'eq', 'ne') over contiguous
@@ -473,19 +478,12 @@ Napi::Value Compare(const Napi::CallbackInfo& info) {
   for (int i = 0; i < 7; ++i) f[i] = integer(env, params[i], "every param", "compare");
   if (f[0] < 1 || f[5] < 1 || (f[3] != 0 && f[3] != 1)) throw Napi::RangeError::New(env, "compare: n and threads must be at least 1 and y's stride 0 or 1");
   const Elem type = f[6] == 0 ? Elem::f32 : halfType(env, f[6], "compare");
-  size_t xLength = 0, yLength = 0;
-  const void* x = runElements(info, 1, type, xLength);
-  const void* y = runElements(info, 2, type, yLength);
-  if (x == nullptr || y == nullptr) throw Napi::TypeError::New(env, usage);
   const int64_t extent[1] = {f[0]}, unit[1] = {1}, yStride[1] = {f[3]};
-  const int64_t bytes = type == Elem::f32 ? 4 : 2;
-  // Bounds in elements, then the byte addresses.
-  checkedOperand<const char>(env, "compare", static_cast<const char*>(x), xLength, f[1], extent, unit, 1, "x");
-  checkedOperand<const char>(env, "compare", static_cast<const char*>(y), yLength, f[2], extent, yStride, 1, "y");
+  const char* x = checkedRun(info, 1, type, f[1], extent, unit, "compare", "x", usage);
+  const char* y = checkedRun(info, 2, type, f[2], extent, yStride, "compare", "y", usage);
   Napi::Uint8Array out = info[3].As<Napi::Uint8Array>();
   uint8_t* outData = checkedOperand<uint8_t>(env, "compare", out.Data(), out.ElementLength(), f[4], extent, unit, 1, "out");
-  compareRuns(found->second, type, static_cast<const char*>(x) + f[1] * bytes, static_cast<const char*>(y) + f[2] * bytes, f[3], outData, f[0],
-              static_cast<int>(std::min<int64_t>(f[5], 256)));
+  compareRuns(found->second, type, x, y, f[3], outData, f[0], static_cast<int>(std::min<int64_t>(f[5], 256)));
   return env.Undefined();
 }
 
@@ -507,21 +505,13 @@ Napi::Value Where(const Napi::CallbackInfo& info) {
     if (f[i] != 0 && f[i] != 1) throw Napi::RangeError::New(env, "where: every stride must be 0 or 1");
   }
   const Elem type = f[9] == 0 ? Elem::f32 : halfType(env, f[9], "where");
-  size_t aLength = 0, bLength = 0, outLength = 0;
-  const void* a = runElements(info, 1, type, aLength);
-  const void* b = runElements(info, 2, type, bLength);
-  const void* out = runElements(info, 3, type, outLength);
-  if (a == nullptr || b == nullptr || out == nullptr) throw Napi::TypeError::New(env, usage);
   const int64_t extent[1] = {f[0]}, unit[1] = {1};
-  const int bytes = type == Elem::f32 ? 4 : 2;
   Napi::Uint8Array cond = info[0].As<Napi::Uint8Array>();
   const uint8_t* condData = checkedOperand<const uint8_t>(env, "where", cond.Data(), cond.ElementLength(), f[1], extent, f + 2, 1, "cond");
-  // Bounds in elements, then the byte addresses.
-  checkedOperand<const char>(env, "where", static_cast<const char*>(a), aLength, f[3], extent, f + 4, 1, "a");
-  checkedOperand<const char>(env, "where", static_cast<const char*>(b), bLength, f[5], extent, f + 6, 1, "b");
-  checkedOperand<const char>(env, "where", static_cast<const char*>(out), outLength, f[7], extent, unit, 1, "out");
-  selectRuns(bytes, condData, f[2], static_cast<const char*>(a) + f[3] * bytes, f[4], static_cast<const char*>(b) + f[5] * bytes, f[6],
-             const_cast<char*>(static_cast<const char*>(out)) + f[7] * bytes, f[0], static_cast<int>(std::min<int64_t>(f[8], 256)));
+  const char* a = checkedRun(info, 1, type, f[3], extent, f + 4, "where", "a", usage);
+  const char* b = checkedRun(info, 2, type, f[5], extent, f + 6, "where", "b", usage);
+  char* out = checkedRun(info, 3, type, f[7], extent, unit, "where", "out", usage);
+  selectRuns(type == Elem::f32 ? 4 : 2, condData, f[2], a, f[4], b, f[6], out, f[0], static_cast<int>(std::min<int64_t>(f[8], 256)));
   return env.Undefined();
 }
 
