@@ -37,6 +37,11 @@ export interface Case {
    * Absent: the case has no compiled form, and a compiled run reports it skipped with NO_COMPILED_FORM.
    */
   readonly compiled?: () => Promise<Measure | void>;
+  /**
+   * Its own hang guard in ms, when it runs much longer than a case does (a 100-step training run
+   * on a software GPU): the run's `timeoutMs` applies when that is longer.
+   */
+  readonly timeoutMs?: number;
 }
 
 /**

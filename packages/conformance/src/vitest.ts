@@ -89,7 +89,7 @@ export function describeConformance(load: BackendLoader, options: DescribeOption
           if (strict) throw new Error(message);
           console.warn(`[conformance] ${message}`);
         }
-      });
+      }, c.timeoutMs);
     }
 
     it('expectations file lists only existing cases', () => {

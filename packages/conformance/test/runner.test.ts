@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCpuBackend } from '@core/backend-cpu';
 import type { Backend } from '@core/tensor';
-import { buildCases, parseExpectations, prepareEnv, renderMarkdown, runConformance } from '../src/index.js';
+import { buildCases, parseExpectations, prepareEnv, renderMarkdown, runCase, runConformance, type Case } from '../src/index.js';
 
 /** The cpu kernels under another name, declaring fewer dtypes: a stand-in third-party backend. */
 function limited(name: string): Backend<unknown> {
@@ -79,5 +79,19 @@ describe('report', () => {
     expect(md).toMatch(/\| `exp` \| ✓ \d+ \| ✓ \d+ \|/);
     expect(renderMarkdown({ ...report, durationMs: 12345 })).toBe(md);
     expect(report.matrix.find((c) => c.op === 'exp' && c.dtype === 'float16')!.maxRel).toBe(0);
+  });
+});
+
+describe('hang guard', () => {
+  const slow = (timeoutMs?: number): Case => ({
+    id: 'training/slow/-', category: 'training', op: 'slow', dtype: '-', ...(timeoutMs ? { timeoutMs } : {}),
+    run: () => new Promise<void>((resolve) => setTimeout(resolve, 300)),
+  });
+
+  it("a case that runs past the run's limit fails as a hang, unless it declares a longer guard of its own", async () => {
+    const hung = await runCase(slow(), undefined, 50);
+    expect(hung.status).toBe('fail');
+    expect(hung.message).toContain('did not finish within 50 ms');
+    expect((await runCase(slow(60_000), undefined, 50)).status).toBe('pass');
   });
 });

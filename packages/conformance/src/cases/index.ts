@@ -6,6 +6,7 @@ import type { Case, Category, Env } from '../types.js';
 import { autocastCases } from './autocast.js';
 import { autogradCases } from './autograd.js';
 import { deviceCases } from './devices.js';
+import { goldenCases } from './goldens.js';
 import { gradScalerCases } from './gradscaler.js';
 import { optimizerCases } from './optim.js';
 import { poolingCases } from './pooling.js';
@@ -19,7 +20,7 @@ import { CATEGORIES } from '../types.js';
 
 const BUILDERS: ReadonlyArray<(env: Env) => Case[]> = [
   storageCases, tableCases, promotionCases, deviceCases, transferCases, randomCases, autogradCases, poolingCases, optimizerCases, autocastCases, gradScalerCases,
-  trainingCases,
+  trainingCases, goldenCases,
 ];
 
 /** All cases for the backend in `env`, ordered by category (report order), ids unique. */

@@ -87,7 +87,7 @@ export async function runCase(c: Case, expectation?: Expectation, timeoutMs = 60
   let error: unknown;
   let measure: Awaited<ReturnType<Case['run']>> | undefined;
   try {
-    measure = await withTimeout(Promise.resolve().then(() => (compiled ? c.compiled!() : c.run())), timeoutMs, c.id);
+    measure = await withTimeout(Promise.resolve().then(() => (compiled ? c.compiled!() : c.run())), Math.max(timeoutMs, c.timeoutMs ?? 0), c.id);
   } catch (e) {
     error = e ?? new Error('a falsy value was thrown');
   }
