@@ -6,7 +6,7 @@ import '@core/backend-cpu';
 import { describe, expect, it } from 'vitest';
 import {
   bfloat16, cat, DTypeError, enableGrad, float16, float32, float64, int32, isGradEnabled, memoryStats, noGrad, ones,
-  autograd, registerBackend, setCreationSiteTracking, setGradEnabled, tensor, TensorError, zeros, type Tensor,
+  autograd, registerBackend, releaseWithGraph, setCreationSiteTracking, setGradEnabled, tensor, TensorError, zeros, type Tensor,
 } from '@core/tensor';
 import { createFakeBackend, registerFakeBackend } from '../helpers/fake-backend.js';
 import { expectClose, expectError } from '../helpers/assert.js';
@@ -390,6 +390,62 @@ describe('backward() frees the gradients it made as soon as no node needs them (
     const dH = [0, 1, 2, 3].map((j) => Y[j]! + [0, 1, 2, 3].reduce((s, k) => s + 2 * W[j * 4 + k]! * H[k]!, 0));
     const expected = [0, 1, 2, 3].flatMap((i) => [0, 1, 2, 3].map((j) => X[i]! * dH[j]! + 2 * H[i]! * H[j]!));
     expectClose(Array.from(await w.grad!.data()), expected, { atol: 1e-4, rtol: 1e-5 });
+  });
+});
+
+describe('releaseWithGraph: an intermediate that only the graph holds is freed as the last node that saved it lets go (PyTorch frees it by reference count)', () => {
+  /** A tensor that needs no grad, as library code makes one (a mask, a convolution's columns). */
+  const intermediate = () => tensor([1, 2, 3, 4]).mul(3);
+
+  it('freed by the backward pass that releases the graph; a retained graph keeps it, and its gradients stay right', async () => {
+    const x = tensor([1, 1, 1, 1]).requiresGrad_();
+    const m = intermediate();
+    const y = x.mul(m).sum(); // mul saves m for x's gradient
+    releaseWithGraph(m);
+    expect(m.isDisposed).toBe(false);
+    y.backward(undefined, { retainGraph: true });
+    expect(m.isDisposed).toBe(false);
+    expect(m._storage.isFreed).toBe(false);
+    y.backward();
+    expect(m.isDisposed).toBe(true);
+    expect(m._storage.isFreed).toBe(true); // its memory went with it
+    expect(Array.from(await x.grad!.data())).toEqual([6, 12, 18, 24]);
+  });
+
+  it('freed at once when no node saved it (made without grad)', () => {
+    const m = intermediate();
+    const y = noGrad(() => tensor([1, 1, 1, 1]).mul(m));
+    releaseWithGraph(m);
+    expect(m._storage.isFreed).toBe(true);
+    expect(y.isDisposed).toBe(false);
+  });
+
+  it('saved by two nodes: a pass that runs only one of them keeps it for the other, whose pass frees it', async () => {
+    const x = tensor([1, 1, 1, 1]).requiresGrad_();
+    const z = tensor([2, 2, 2, 2]).requiresGrad_();
+    const m = intermediate();
+    const a = x.mul(m);
+    const b = z.mul(m);
+    releaseWithGraph(m);
+    const [gx] = autograd.grad([a.sum().add(b.sum())], [x]); // b's node does not run
+    expect(Array.from(await gx!.data())).toEqual([3, 6, 9, 12]);
+    expect(m._storage.isFreed).toBe(false);
+    b.sum().backward();
+    expect(m._storage.isFreed).toBe(true);
+    expect(Array.from(await z.grad!.data())).toEqual([3, 6, 9, 12]);
+  });
+});
+
+describe('reshape that copies', () => {
+  const live = () => memoryStats('cpu').allocations;
+
+  it('leaves the copy to the view it returns: disposing the view frees the memory (the copy\'s own tensor holds none)', () => {
+    const x = tensor([[1, 2, 3], [4, 5, 6]]);
+    const before = live();
+    const r = x.t().reshape([6]); // not viewable: a copy
+    expect(live()).toBe(before + 1);
+    r.dispose();
+    expect(live()).toBe(before);
   });
 });
 

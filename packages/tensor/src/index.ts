@@ -63,7 +63,7 @@ export { matmulInFloat32, type MatmulInFloat32Options } from './ops/linalg.js';
 export { fusedAdadeltaStep, fusedRMSpropStep, type FusedAdadeltaTensors, type FusedRMSpropTensors } from './ops/fused-update.js';
 export type { ValuesIndices } from './ops/reduce.js';
 export { memoryStats } from './tensor/memory.js';
-export { freeingTemporaries } from './tensor/temporaries.js';
+export { freeingTemporaries, releaseWithGraph } from './tensor/temporaries.js';
 export { reclaimsSynchronously } from './tensor/reclaim.js';
 export { noGrad, enableGrad, isGradEnabled, setGradEnabled, inferenceMode, isInferenceModeEnabled } from './autograd/grad-mode.js';
 export { gradcheck, gradgradcheck, type GradcheckOptions, type GradcheckResult } from './autograd/gradcheck.js';

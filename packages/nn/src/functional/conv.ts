@@ -4,7 +4,7 @@
 // convolution with respect to its input: the weight's transpose times the input gives each input
 // pixel's contribution to every kernel position (columns), and col2im sums them into the output.
 // 1-D convolutions are 2-D ones over a height of 1.
-import { autocastOp, checkCompute, checkSameDevice, matmulInFloat32, pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
+import { autocastOp, checkCompute, checkSameDevice, matmulInFloat32, pad, releaseWithGraph, ShapeError, ValueError, type Tensor } from '@core/tensor';
 import { bindArgs, checkFloating, checkRank, checkTensor, shapeText, type Args, type Pair } from '../internal/args.js';
 import { checkSameDType, isHalf } from './linear.js';
 import { checkOutputSize, convOutputSize, overlapAdd, slidingWindows, spatialSizes } from './windows.js';
@@ -231,7 +231,14 @@ function planar(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bias: Te
     y = sums.to(dtype);
     sums.dispose(); // the float32 sums, rounded once into y, are read by nothing else
   } else {
-    y = fn(xs, ws, bias ?? null, (a, b, bShape) => a.matmul(bShape ? b.reshape(bShape) : b));
+    y = fn(xs, ws, bias ?? null, (a, b, bShape) => {
+      if (!bShape) return a.matmul(b);
+      // The columns (an im2col copy of the windows: tens of MB) go with the graph that saved them.
+      const columns = b.reshape(bShape);
+      const product = a.matmul(columns);
+      releaseWithGraph(columns);
+      return product;
+    });
   }
   if (dims === 1) y = y.squeeze(2);
   return batched ? y : y.squeeze(0);

@@ -1,7 +1,7 @@
 // F.dropout and its channel-wise and self-normalising forms. Inverted dropout: each element (or
 // whole channel) is kept with probability 1 − p and scaled by 1/(1 − p), so eval mode is the
 // identity. Masks come from the seeded generator: rand(shape) < 1 − p.
-import { full, rand, ShapeError, ValueError, where, type Generator, type Tensor } from '@core/tensor';
+import { freeingTemporaries, full, rand, releaseWithGraph, ShapeError, ValueError, where, type Generator, type Tensor } from '@core/tensor';
 import { bindArgs, checkTensor, shapeText, type Args } from '../internal/args.js';
 
 /** dropout's options. */
@@ -49,13 +49,25 @@ function scaledKeepMask(input: Tensor, shape: readonly number[], p: number, gene
 }
 
 /**
+ * `input` times the scaled mask of `shape`. The uniform draws and the bool mask are freed as soon as
+ * the mask is made, the mask once autograd is done with it: none of them reaches user code.
+ */
+function scaledByKeepMask(input: Tensor, shape: readonly number[], p: number, generator: Generator | undefined): Tensor {
+  let mask: Tensor | undefined;
+  freeingTemporaries(() => (mask = scaledKeepMask(input, shape, p, generator)), (t) => t === mask);
+  const out = input.mul(mask!);
+  releaseWithGraph(mask!);
+  return out;
+}
+
+/**
  * Zero each element with probability `p` and scale the rest by 1/(1 − p) (inverted dropout); the identity when `training` is false.
  */
 export function dropout(input: Tensor, ...args: DropoutCall): Tensor {
   const { p, training, generator } = dropoutArgs('dropout', input, args, true);
   if (!training || p === 0) return input;
   if (p === 1) return input.mul(0);
-  return input.mul(scaledKeepMask(input, input.shape, p, generator));
+  return scaledByKeepMask(input, input.shape, p, generator);
 }
 
 /** Zero whole channels (dim 1 of [N, C, *]) with probability p, scaling the kept ones by 1/(1 − p). */
@@ -63,7 +75,7 @@ function featureDropout(input: Tensor, p: number, training: boolean, generator: 
   if (!training || p === 0) return input;
   if (p === 1) return input.mul(0);
   const maskShape = input.shape.map((s, i) => (i < 2 ? s : 1));
-  return input.mul(scaledKeepMask(input, maskShape, p, generator));
+  return scaledByKeepMask(input, maskShape, p, generator);
 }
 
 /** Channel-wise dropout of [N, C, L] or unbatched [C, L] input: each channel zeroed whole with probability p. */

@@ -5,7 +5,7 @@
 // gather of all windows. Gradients come from the decompositions; a max's goes to the first maximum
 // of its window, like PyTorch's. Max pooling runs the backend's fused kernels where it has them
 // (core's fusedMaxPool2d), with the decomposition's results bit for bit.
-import { fusedMaxPool2d, int32, pad, ShapeError, ValueError, type Tensor } from '@core/tensor';
+import { fusedMaxPool2d, int32, pad, releaseWithGraph, ShapeError, ValueError, type Tensor } from '@core/tensor';
 import { bindArgs, checkFloating, checkRank, checkTensor, opmathDType, pair, shapeText, type Args, type Pair } from '../internal/args.js';
 import type { Single } from './conv.js';
 import { checkOutputSize, slidingWindows, spatialSizes } from './windows.js';
@@ -174,7 +174,10 @@ function firstInside(size: number, out: number, kernel: number, padding: number,
 function maxPool2dOf(op: string, x: Tensor, g: PoolGeometry): Tensor {
   const out = poolOutput(op, x, g);
   const fused = fusedMaxPool2d(x, { kernel: g.kernel, stride: g.stride, padding: g.padding, dilation: g.dilation, out });
-  if (fused) return fused.output;
+  if (fused) {
+    releaseWithGraph(fused.indices); // only the backward pass reads them
+    return fused.output;
+  }
   const [N, C, H, W] = x.shape as [number, number, number, number];
   const [kh, kw] = g.kernel;
   const windows = poolWindows(x, g, out, -Infinity).reshape([N, C, out[0], out[1], kh * kw]);

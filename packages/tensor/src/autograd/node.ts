@@ -140,7 +140,10 @@ export class Node {
       this.fn = rule.fn;
       this.userCode = rule.userCode === true;
     }
-    this.saved = saved.map((tensor) => ({ tensor, version: tensor._storage.version }));
+    this.saved = saved.map((tensor) => {
+      tensor._savers++;
+      return { tensor, version: tensor._storage.version };
+    });
   }
 
   /** The first tensor `retainGrad()` was called on among this node's outputs. */
@@ -179,9 +182,14 @@ export class Node {
     return this.fn(grads);
   }
 
-  /** Drop the rule and the saved tensors so their memory can go (after backward without retainGraph). */
+  /**
+   * Drop the rule and the saved tensors so their memory can go (after backward without
+   * retainGraph); an intermediate only the graph held (releaseWithGraph) is disposed as the last
+   * node that saved it lets go, as PyTorch's reference counts free it.
+   */
   release(): void {
     this.fn = null;
+    for (const { tensor } of this.saved) if (--tensor._savers === 0 && tensor._releasesWithGraph) tensor.dispose();
     this.saved = [];
   }
 }

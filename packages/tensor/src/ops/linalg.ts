@@ -11,6 +11,7 @@ import { record } from '../autograd/engine.js';
 import { isRecording, noGrad } from '../autograd/grad-mode.js';
 import { autocastIdle, autocastOp } from '../amp/autocast.js';
 import { fusedKernel } from '../dispatch/fused.js';
+import { freeingTemporaries, releaseWithGraph } from '../tensor/temporaries.js';
 import { cast } from './elementwise.js';
 
 function checkPair(op: string, a: Tensor, b: Tensor, names: [string, string]): void {
@@ -39,7 +40,18 @@ function asBatched(t: Tensor, batch: readonly number[]): Tensor {
   const B = numelOf(batch);
   const merged = viewStrides(batch, strides.slice(0, batch.length), [B]);
   if (merged) return Tensor._internal(t._storage, [B, r, c], [merged[0]!, strides[full.length - 2]!, strides[full.length - 1]!], t._offset);
-  return reshape(contiguousCopy(Tensor._internal(t._storage, full, strides, t._offset)), [B, r, c]);
+  const copy = contiguousCopy(Tensor._internal(t._storage, full, strides, t._offset));
+  const batched = reshape(copy, [B, r, c]);
+  copy.dispose(); // the view holds the copy's memory alone
+  return batched;
+}
+
+/** `use` the operands as [B, r, c] batches (asBatched); a copy made for the kernel is freed when it returns. */
+function batchedOperands(operands: readonly [Tensor, Tensor], batch: readonly number[], use: (a: Tensor, b: Tensor) => void): void {
+  const [a, b] = operands.map((t) => asBatched(t, batch)) as [Tensor, Tensor];
+  use(a, b);
+  a.dispose(); // an internal view holds nothing: disposing it frees only a copy
+  b.dispose();
 }
 
 /** A matrix as the kernel's [1, rows, cols] batch. */
@@ -82,7 +94,7 @@ function batchedProduct(op: string, a: Tensor, b: Tensor): Tensor {
     y = allocate([...batch, M, N], a.dtype, a.device);
     if (y.numel() > 0) {
       if (K === 0) backend.kernels.fill(ref(y), 0);
-      else backend.kernels.matmul(ref(asBatched(a, batch)), ref(asBatched(b, batch)), batchesOf(y), acc);
+      else batchedOperands([a, b], batch, (ab, bb) => backend.kernels.matmul(ref(ab), ref(bb), batchesOf(y), acc));
     }
   }
   // dA = dY·Bᵀ, dB = Aᵀ·dY; the engine sums over broadcast batch dims.
@@ -144,7 +156,13 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
   const kernel = fusedKernel(backend, 'matmulToFloat32');
   if (!kernel) return batchedProduct('matmul', cast(a, float32), bShape === b.shape ? cast(b, float32) : reshape(cast(b, float32), bShape));
   // A reshaped view is cast whole into a new contiguous tensor, which then reshapes as a view.
-  const [ah, bh] = noGrad(() => [castKeepingLayout(a, dtype), bShape === b.shape ? castKeepingLayout(b, dtype) : reshape(b.dtype === dtype ? b : cast(b, dtype), bShape)] as const);
+  // The casts' own tensors behind the views kept are let go at once.
+  let operands: readonly [Tensor, Tensor] = [a, b];
+  freeingTemporaries(
+    () => (operands = noGrad(() => [castKeepingLayout(a, dtype), bShape === b.shape ? castKeepingLayout(b, dtype) : reshape(b.dtype === dtype ? b : cast(b, dtype), bShape)] as const)),
+    (t) => operands.includes(t),
+  );
+  const [ah, bh] = operands;
   const product = (x: Tensor, y: Tensor): Tensor => {
     const [M, K] = x.shape.slice(-2) as [number, number];
     const N = y.shape[y.ndim - 1]!;
@@ -152,7 +170,7 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
     const out = allocate([...batch, M, N], float32, x.device);
     if (out.numel() > 0) {
       if (K === 0) backend.kernels.fill(ref(out), 0);
-      else kernel(ref(asBatched(x, batch)), ref(asBatched(y, batch)), batchesOf(out));
+      else batchedOperands([x, y], batch, (xb, yb) => kernel(ref(xb), ref(yb), batchesOf(out)));
     }
     return out;
   };
@@ -165,12 +183,16 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
     const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
     return operand.dtype === dtype && sameShape([...batch, x.shape[x.ndim - 2]!, y.shape[y.ndim - 1]!], shape) ? gradientProduct('matmul', x, y, operand) : product(x, y);
   };
-  return record('matmulInFloat32Backward', product(ah, bh), [a, b], (g) => {
+  const y = record('matmulInFloat32Backward', product(ah, bh), [a, b], (g) => {
     const gh = cast(g, dtype);
     const [left, right] = isRecording() ? [a, bMatrix()] : [ah, bh];
     const gb = b.requiresGrad ? gradient(transpose(left, -1, -2), gh, b, bShape) : null;
     return [a.requiresGrad ? gradient(gh, transpose(right, -1, -2), a, a.shape) : null, gb && bShape !== b.shape ? reshape(gb, b.shape) : gb];
   }, [ah, bh]);
+  // The 16-bit operands made here (a convolution's columns: tens of MB) go with the graph.
+  if (ah !== a) releaseWithGraph(ah);
+  if (bh !== b) releaseWithGraph(bh);
+  return y;
 }
 
 /** matmulInFloat32's options. */

@@ -73,7 +73,12 @@ export function reshape(x: Tensor, shape: readonly number[]): Tensor {
   const target = inferShape(checkSizes(shape, 'reshape'), x.numel(), 'reshape');
   const strides = viewStrides(x.shape, x._strides, target);
   if (strides) return make(x, target, strides, x._offset);
-  return view(contiguousCopy(x), target);
+  // The copy's own tensor lets go of its memory at once: the view returned is its only holder, so
+  // the memory goes when that view does, not when the collector finds both.
+  const copy = contiguousCopy(x);
+  const reshaped = view(copy, target);
+  copy.dispose();
+  return reshaped;
 }
 
 function checkSizes(shape: readonly number[], op: string): readonly number[] {

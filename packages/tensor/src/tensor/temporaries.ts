@@ -28,3 +28,15 @@ export function freeingTemporaries<T>(fn: () => T, keep: (t: Tensor) => boolean)
     }
   }
 }
+
+/**
+ * @internal For library code: `t` is an intermediate that only the autograd graph holds (a
+ * convolution's columns, a dropout mask, max-pool's indices), never handed to user code. It is
+ * disposed as soon as no node holds it saved: when the last one that saved it is released (after a
+ * backward pass that does not retain the graph), or now when none did. PyTorch frees such tensors
+ * by reference count; here the garbage collector would find them only at its next full collection.
+ */
+export function releaseWithGraph(t: Tensor): void {
+  if (t._savers === 0) t.dispose();
+  else t._releasesWithGraph = true;
+}

@@ -43,6 +43,10 @@ export class Tensor {
   /** @internal The autograd node that produced this tensor (null for leaves). */ _gradFn: Node | null = null;
   /** @internal What kernels are given for this tensor, made once (set_() drops it). */ _ref: TensorRef<unknown> | null = null;
   private _disposed = false;
+  /** @internal How many autograd nodes hold this tensor saved for their backward (Node counts them). */
+  _savers = 0;
+  /** @internal Set by releaseWithGraph: disposed when the last node that saved it lets it go. */
+  _releasesWithGraph = false;
   /** Counts as a user of its storage (false for kernel-only views, which never free it). */
   private _holds: boolean;
   private _leafRequiresGrad = false;
