@@ -5,6 +5,10 @@
 #   lavapipe (Mesa 25)   WebGPU in Node on a software Vulkan driver (scripts/install-webgpu-deps.sh)
 #   cmake, make, g++     the cpu backend's native addon (built with the package; the tests run the
 #                        native path on and off), and the CUDA addon where nvcc is installed
+#   g++-aarch64-linux-gnu, qemu-user   (x86-64 hosts)
+#                        the cpu addon's linux-arm64 build, cross-compiled with the package (the
+#                        cross compiler brings the arm64 glibc and libstdc++ in /usr/aarch64-linux-gnu),
+#                        and the test that runs it under qemu-aarch64 with an arm64 Node
 # All present: prints nothing and exits 0. Missing and run as root: installs them with apt-get.
 # Missing otherwise: prints the one command that installs them and exits 1.
 set -euo pipefail
@@ -21,6 +25,10 @@ need() { # need <what> <apt packages...>: record a missing requirement
 command -v chromium >/dev/null 2>&1 || need chromium chromium
 { command -v clang-19 >/dev/null 2>&1 && command -v wasm-ld-19 >/dev/null 2>&1; } || need 'clang-19 and wasm-ld-19' clang-19 lld-19
 { command -v cmake >/dev/null 2>&1 && command -v make >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1; } || need "cmake, make and g++ (they build the cpu backend's native addon)" cmake make g++
+if [[ ${HOSTTYPE:-} == x86_64 ]]; then # the arm64 addon is cross-built and emulated on x86-64 hosts only
+  command -v aarch64-linux-gnu-g++ >/dev/null 2>&1 || need "aarch64-linux-gnu-g++ (it cross-compiles the cpu backend's linux-arm64 addon)" g++-aarch64-linux-gnu
+  command -v qemu-aarch64 >/dev/null 2>&1 || need "qemu-aarch64 (the cpu backend's test runs its linux-arm64 addon there)" qemu-user
+fi
 lavapipe=1
 bash scripts/install-webgpu-deps.sh --check >/dev/null 2>&1 || { lavapipe=0; missing+=('lavapipe from Mesa 25 (bookworm-backports)'); }
 

@@ -2,7 +2,9 @@
 // Packaging checks for every publishable package (packages/* that are not private), on what
 // `pnpm pack` would publish:
 //   1. pack      pnpm pack each package; workspace:^ ranges must come out as real versions, and a
-//                native addon (`files` entry ending in .node) that the build produced must be packed
+//                native addon (`files` entry ending in .node) that the build produced must be packed,
+//                one under build/linux-<arch>/ as an ELF binary for that arch (the cpu backend's
+//                linux-x64 and linux-arm64 addons)
 //   2. publint   package.json fields, exports and files against the tarball's contents (strict)
 //   3. attw      @arethetypeswrong: types and JavaScript resolve for node16 (from CJS and from ESM)
 //                and bundler resolution, for every entry point
@@ -14,7 +16,9 @@
 //                node runs the program through `import` (program.mjs) and through `require` (program.cjs);
 //                node runs fixtures/native.mjs with only `node` on PATH (no compiler, cmake or python):
 //                the cpu backend's addon must load from the installed tarball and its float32 matmuls
-//                must match a CORE_CPU_NATIVE=0 run (skipped when the build produced no addon)
+//                must match a CORE_CPU_NATIVE=0 run (skipped when the build produced no addon);
+//                an arm64 node under qemu-aarch64 must load the linux-arm64 addon from it (skipped
+//                without that build or qemu)
 //   5. browser   esbuild bundles the program for the browser (platform browser: the "browser"
 //                condition, no Node built-ins) and node runs the bundle
 //   6. release   a changesets dry run on a scratch copy of the workspace's manifests:
@@ -23,7 +27,7 @@
 // `npx -y pnpm@12.4.2 test`. `node check-packages.mjs --keep` keeps the scratch directory;
 // `--only=@core/nn,@core/tensor` checks only those packages (and skips the scratch project).
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,6 +103,71 @@ function readJson(path) {
 /** The native addons (`files` entries ending in .node) that the workspace build of package `p` produced. */
 function builtAddons(p) {
   return (p.manifest.files ?? []).filter((f) => f.endsWith('.node') && existsSync(join(root, p.dir, f)));
+}
+
+/** ELF e_machine of the architectures a `build/linux-<arch>/` path names. */
+const ELF_MACHINES = { x64: 0x3e, arm64: 0xb7 };
+
+/** The addons among `addons` (paths inside the tarball `file`) under build/linux-<arch>/ that are not ELF binaries for <arch>, each with what it is. */
+async function addonsOfAnotherArch(file, addons) {
+  const named = addons.filter((f) => /(^|\/)linux-(x64|arm64)\//.test(f));
+  if (named.length === 0) return [];
+  const dir = mkdtempSync(join(tmpdir(), 'packed-addons-'));
+  try {
+    await run('tar', ['-xzf', file, '-C', dir, ...named.map((f) => `package/${f}`)]);
+    return named.flatMap((f) => {
+      const arch = f.match(/(?:^|\/)linux-(x64|arm64)\//)[1];
+      const head = readFileSync(join(dir, 'package', f)).subarray(0, 20);
+      const machine = head.length === 20 && head.readUInt32BE(0) === 0x7f454c46 ? head.readUInt16LE(18) : null;
+      return machine === ELF_MACHINES[arch] ? [] : [`${f} (${machine === null ? 'not an ELF file' : `ELF e_machine 0x${machine.toString(16)}`})`];
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The cpu backend's linux-arm64 addon from the installed tarball: an arm64 Node (the one
+ * packages/backend-cpu/test/arm64/arm64-node.mjs fetches) under qemu-aarch64 imports the package in
+ * the scratch project, and its native path must run that one addon, loaded from node_modules.
+ * Skipped, saying why, without the arm64 build, qemu-aarch64 or the arm64 runtime libraries.
+ */
+async function checkArm64Addon(consumer, env) {
+  const name = 'an arm64 node under qemu-aarch64 loads the linux-arm64 cpu addon from the installed tarball';
+  const cpu = publishable.find((p) => p.manifest.name === '@core/backend-cpu');
+  const sysroot = '/usr/aarch64-linux-gnu';
+  const qemu = await run('qemu-aarch64', ['--version']).then(() => true, () => false);
+  const why = !builtAddons(cpu).some((f) => f.includes('linux-arm64/')) ? 'the build produced no linux-arm64 addon'
+    : !qemu ? 'no qemu-aarch64 on PATH (scripts/test-deps.sh installs qemu-user)'
+      : !existsSync(join(sysroot, 'lib', 'ld-linux-aarch64.so.1')) ? `no arm64 runtime libraries under ${sysroot}` : null;
+  if (why) {
+    log(`  skip  ${name}: skipped: ${why}`);
+    return;
+  }
+  await check(name, async () => {
+    const node = (await run(process.execPath, [join(root, cpu.dir, 'test', 'arm64', 'arm64-node.mjs')])).trim().split('\n').at(-1);
+    const program = [
+      "import '@core/backend-cpu';",
+      "import { getBackend, tensor } from '@core/tensor';",
+      "import { createRequire } from 'node:module';",
+      'const a = tensor(Array.from({ length: 64 * 64 }, (_, i) => (i % 7) - 3)).reshape([64, 64]);',
+      'const sum = await a.matmul(a).sum().item();',
+      'const addons = Object.keys(createRequire(import.meta.url).cache).filter((p) => p.endsWith(".node"));',
+      'console.log(JSON.stringify({ arch: process.arch, native: getBackend("cpu").native, addons, sum }));',
+    ].join('\n');
+    const cleanEnv = Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('CORE_CPU_')));
+    const out = await run('qemu-aarch64', ['-L', sysroot, node, '--input-type=module', '-e', program], { cwd: consumer, env: cleanEnv });
+    const got = JSON.parse(out.trim().split('\n').at(-1));
+    const expected = realpathSync(join(consumer, 'node_modules', '@core', 'backend-cpu', 'build', 'linux-arm64', 'Release', 'core_cpu.node'));
+    if (got.arch !== 'arm64' || !got.native.loaded) throw new Error(`the native path did not run on arm64: ${JSON.stringify(got)}`);
+    if (got.addons.length !== 1 || realpathSync(got.addons[0]) !== expected) throw new Error(`expected the one addon ${expected}, got: ${got.addons.join(', ') || 'none'}`);
+    // Σ_ij (a·a)_ij for a_ij = (64·i + j) mod 7 − 3, computed exactly in float64 here.
+    const a = (i, j) => ((64 * i + j) % 7) - 3;
+    let want = 0;
+    for (let i = 0; i < 64; i++) for (let j = 0; j < 64; j++) for (let k = 0; k < 64; k++) want += a(i, k) * a(k, j);
+    if (got.sum !== want) throw new Error(`a 64×64 integer matmul summed to ${got.sum}, not ${want}`);
+    return `native ${got.native.gemm} GEMM loaded from ${relative(consumer, got.addons[0])}; features ${got.native.features.join(' ')}`;
+  });
 }
 
 /** pnpm itself: on PATH when run through pnpm (npx puts it there), else fetched by npx. */
@@ -193,6 +262,8 @@ try {
     const listing = addons.length ? (await run('tar', ['-tzf', file])).split('\n').map((l) => l.trim()) : [];
     const unpacked = addons.filter((f) => !listing.includes(`package/${f}`));
     if (unpacked.length > 0) throw new Error(`built native addons missing from the tarball: ${unpacked.join(', ')}`);
+    const wrongArch = await addonsOfAnotherArch(file, addons);
+    if (wrongArch.length > 0) throw new Error(`packed native addons built for another architecture than their path names: ${wrongArch.join(', ')}`);
     const extras = [...internal.map(([n, r]) => `${n}@${r}`), ...addons];
     return `${(statSync(file).size / 1024).toFixed(0)} KiB${extras.length ? `, ${extras.join(' ')}` : ''}`;
   }));
@@ -310,6 +381,7 @@ try {
         return (await run(join(bare, 'node'), ['native.mjs'], { cwd: consumer, env: { ...nativeEnv, PATH: bare } })).trim();
       });
     }
+    await checkArm64Addon(consumer, env);
 
     // 5. browser ---------------------------------------------------------------------------------
     log('\n5. browser: esbuild bundle with platform browser, then run it');

@@ -2,6 +2,8 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
 #endif
 
 namespace core_cpu {
@@ -59,6 +61,22 @@ CpuFeatures detect() {
   };
   f.avx2fma = has("avx2") && has("fma");
   f.avx512 = has("avx512f");
+#elif defined(__aarch64__) && defined(__linux__)
+  // The kernel's hardware capability words, by the bit numbers of its uapi <asm/hwcap.h> (a fixed
+  // ABI, so older headers need not define every name) and named as /proc/cpuinfo's Features line.
+  // Nothing here picks a kernel yet: the portable code is compiled for the AArch64 baseline (NEON).
+  const unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
+  struct Bit { const char* name; unsigned long word; int bit; };
+  const Bit bits[] = {
+      {"fp", hwcap, 0},        {"asimd", hwcap, 1},      {"aes", hwcap, 3},        {"pmull", hwcap, 4},
+      {"sha2", hwcap, 6},      {"crc32", hwcap, 7},      {"atomics", hwcap, 8},    {"fphp", hwcap, 9},
+      {"asimdhp", hwcap, 10},  {"asimdrdm", hwcap, 12},  {"fcma", hwcap, 14},      {"asimddp", hwcap, 20},
+      {"sve", hwcap, 22},      {"asimdfhm", hwcap, 23},  {"sve2", hwcap2, 1},      {"svei8mm", hwcap2, 9},
+      {"svebf16", hwcap2, 12}, {"i8mm", hwcap2, 13},     {"bf16", hwcap2, 14},     {"sme", hwcap2, 23},
+  };
+  for (const Bit& bit : bits) {
+    if ((bit.word >> bit.bit) & 1ul) f.names.emplace_back(bit.name);
+  }
 #endif
   return f;
 }

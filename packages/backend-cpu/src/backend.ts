@@ -48,7 +48,7 @@ export interface CpuBackendOptions {
    * `native.reason` says why.
    */
   readonly native?: boolean;
-  /** The addon file to load instead of the package's build/Release/core_cpu.node. */
+  /** The addon file to load instead of the package's build/<platform>-<arch>/Release/core_cpu.node for the running platform. */
   readonly nativeAddon?: string;
   /**
    * The native GEMM to run. Default: the environment variable CORE_CPU_GEMM, else the AVX-512

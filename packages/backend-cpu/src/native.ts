@@ -1,5 +1,6 @@
 // The native kernel path of the cpu device in Node: an N-API addon (native/cpu, built into
-// build/Release/core_cpu.node when the package is built where cmake and a C++ compiler are) whose
+// build/<platform>-<arch>/Release/core_cpu.node when the package is built where cmake and a C++
+// compiler are: linux-x64, and linux-arm64 cross-compiled there; the loader takes the running one's) whose
 // fp32 GEMM runs AVX-512 or AVX2 FMA micro-kernels, or OpenBLAS where that is installed, and whose
 // strided fp32 copies and add/sub/mul/div take a convolution's data movement (im2col, the adds of
 // its adjoint, the bias) off the wasm and TypeScript kernels; it also fills random numbers and runs
@@ -176,12 +177,44 @@ export interface NativePath extends NativeNumerics {
   where(cond: Ref, a: Ref, b: Ref, out: Ref, threads?: number): boolean;
 }
 
-/** The addon's default location: build/Release/core_cpu.node in this package (src/ and dist/ are one level below its root). */
-function defaultAddonPath(): string | undefined {
+/** The platforms (`${process.platform}-${process.arch}`) the package build compiles the addon for. */
+export const NATIVE_PLATFORMS: readonly string[] = ['linux-x64', 'linux-arm64'];
+
+/** The running process's `${process.platform}-${process.arch}`, e.g. 'linux-x64'. */
+function runningPlatform(): string {
+  const proc = nodeModule<typeof import('node:process')>('node:process');
+  return `${proc?.platform}-${proc?.arch}`;
+}
+
+/**
+ * The addon built for `platform` (default: the running one) in this package:
+ * build/<platform>-<arch>/Release/core_cpu.node (src/ and dist/ are one level below its root).
+ */
+export function defaultAddonPath(platform = runningPlatform()): string | undefined {
   const url = nodeModule<typeof import('node:url')>('node:url');
   const path = nodeModule<typeof import('node:path')>('node:path');
   if (!url || !path) return undefined;
-  return path.join(path.dirname(url.fileURLToPath(import.meta.url)), '..', 'build', 'Release', 'core_cpu.node');
+  return path.join(path.dirname(url.fileURLToPath(import.meta.url)), '..', 'build', platform, 'Release', 'core_cpu.node');
+}
+
+/** ELF e_machine codes of the platforms' binaries, to name the one a file was built for. */
+const ELF_MACHINES: Readonly<Record<number, string>> = { 0x3e: 'x64', 0xb7: 'arm64', 0x03: 'ia32', 0x28: 'arm', 0xf3: 'riscv64' };
+
+/** The architecture a little-endian ELF file was built for ('x64', 'arm64', …), or null when it is not one or unknown. */
+function elfArch(fs: typeof import('node:fs'), path: string): string | null {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(path, 'r');
+    const head = new Uint8Array(20);
+    if (fs.readSync(fd, head, 0, 20, 0) < 20) return null;
+    // \x7fELF, then EI_DATA = 1 (little-endian); e_machine is the u16 at byte 18.
+    if (head[0] !== 0x7f || head[1] !== 0x45 || head[2] !== 0x4c || head[3] !== 0x46 || head[5] !== 1) return null;
+    return ELF_MACHINES[head[18]! | (head[19]! << 8)] ?? null;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 function oneLine(text: string): string {
@@ -192,15 +225,18 @@ function requireAddon(path: string): CpuAddon | string {
   const fs = nodeModule<typeof import('node:fs')>('node:fs');
   const module = nodeModule<typeof import('node:module')>('node:module');
   if (!fs || !module) return 'Node built-in modules are not reachable (process.getBuiltinModule needs Node ≥ 20.16)';
-  const proc = nodeModule<typeof import('node:process')>('node:process');
-  const platform = `${proc?.platform}-${proc?.arch}`;
+  const platform = runningPlatform();
+  if (!NATIVE_PLATFORMS.includes(platform)) return `the native addon is built for ${NATIVE_PLATFORMS.join(' and ')} only, and this is ${platform}; the wasm kernels run`;
   if (!fs.existsSync(path)) {
     // In node_modules the file comes from the published tarball; in a checkout, from the package build.
+    const why = platform === 'linux-arm64' ? 'a linux-x64 package build cross-compiles it only where aarch64-linux-gnu-g++ is installed, a linux-arm64 one where cmake and a C++ compiler are' : 'cmake or a C++ compiler was absent when the package was built';
     return path.includes('node_modules')
-      ? `the native addon is not in this installed package (${path} is missing); the wasm kernels run`
-      : `the native addon was not built (${path} is missing: cmake or a C++ compiler was absent when the package was built; run \`pnpm --filter @core/backend-cpu build:native\`)`;
+      ? `the native addon for ${platform} is not in this installed package (${path} is missing); the wasm kernels run`
+      : `the native addon for ${platform} was not built (${path} is missing: ${why}; run \`pnpm --filter @core/backend-cpu build:native\`)`;
   }
-  if (platform !== 'linux-x64') return `the native addon is built for linux-x64 only, and this is ${platform}; the wasm kernels run`;
+  // A binary for another architecture (a nativeAddon path, a copied build) is named before dlopen's own words.
+  const arch = elfArch(fs, path);
+  if (arch !== null && `linux-${arch}` !== platform) return `the native addon ${path} is built for linux-${arch}, and this is ${platform}; the wasm kernels run`;
   try {
     const addon = module.createRequire(path)(path) as Partial<CpuAddon>;
     if (typeof addon.info !== 'function' || typeof addon.gemm !== 'function' || typeof addon.elementwise !== 'function') {
@@ -420,7 +456,9 @@ export function autocastSpeed(native: NativePath | CpuNativeUnavailable): NonNul
   if (!('info' in native)) return { bfloat16: { faster: false, reason: `no native bfloat16 kernels (${native.reason})` }, float16 };
   const gemm = native.info.halfGemm;
   if (gemm !== 'avx512_bf16') {
-    const why = native.info.features.includes('avx512_bf16') ? 'the gemm option or CORE_CPU_GEMM asks for it' : 'no AVX512-BF16 on this CPU';
+    const { features } = native.info;
+    // AArch64 reports 'asimd' (NEON): its build has no bfloat16 dot-product kernel, whatever the CPU offers.
+    const why = features.includes('avx512_bf16') ? 'the gemm option or CORE_CPU_GEMM asks for it' : features.includes('asimd') ? 'the arm64 addon has no bfloat16 GEMM kernel' : 'no AVX512-BF16 on this CPU';
     return { bfloat16: { faster: false, reason: `bfloat16 matmuls widen to float32 for the ${gemm} kernel (${why})` }, float16 };
   }
   return { bfloat16: { faster: true, reason: 'bfloat16 matmuls and convolutions run vdpbf16ps (AVX512-BF16), measured faster than float32' }, float16 };

@@ -11,7 +11,7 @@ import { type CpuBackend, createCpuBackend } from '../src/backend.js';
 import type { StridedView } from '@core/tensor';
 import { CpuKernels } from '../src/kernels/index.js';
 import { stridedSum } from '../src/kernels/strided-sum.js';
-import { loadNative, type NativeElementOp, type NativePath, nativeKernels } from '../src/native.js';
+import { defaultAddonPath, loadNative, type NativeElementOp, type NativePath, nativeKernels } from '../src/native.js';
 import { expectMatmulClose, type Ref, seeded, strides } from './helpers.js';
 
 const loaded = loadNative({ native: true });
@@ -218,8 +218,7 @@ describe('native strided op routing', () => {
 
   it('is rejected by the addon itself when an operand reaches outside its array, touching nothing', async () => {
     const { createRequire } = await import('node:module');
-    const { join } = await import('node:path');
-    const addon = createRequire(import.meta.url)(join(import.meta.dirname, '..', 'build', 'Release', 'core_cpu.node')) as {
+    const addon = createRequire(import.meta.url)(defaultAddonPath()!) as {
       elementwise: (...args: unknown[]) => void;
     };
     const out = new Float32Array(6).fill(7);

@@ -6,14 +6,14 @@
 // kernels, results in float32) against a float64 reference: |got − exact| ≤ 2·k·2^-24·Σ|a·b|, the
 // bound of summing exact products in float32 in any order (products of 16-bit values are exact).
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCpuBackend } from '../src/backend.js';
 import { CpuKernels } from '../src/kernels/index.js';
-import { type CpuHalfGemmPath, loadNative } from '../src/native.js';
+import { type CpuHalfGemmPath, defaultAddonPath, loadNative } from '../src/native.js';
 import { expectMatmulClose, type Ref } from './helpers.js';
 
-const ADDON = join(import.meta.dirname, '..', 'build', 'Release', 'core_cpu.node');
+/** This platform's addon, as the package build writes it: build/<platform>-<arch>/Release/core_cpu.node. */
+const ADDON = defaultAddonPath()!;
 type HalfGemm = (a: Uint16Array, b: Uint16Array, out: Float32Array, params: Float64Array, type: 'bf16' | 'f16', kind: CpuHalfGemmPath) => string;
 
 const SIZES = [1, 7, 17, 33, 65, 300];

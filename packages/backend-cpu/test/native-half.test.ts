@@ -5,16 +5,16 @@
 // bfloat16/float16 add/sub/mul/div and the max-pool kernels (argmax, gather, scatter-add along an axis)
 // bit for bit the TypeScript kernels; the routing through the backend; and capabilities.autocastSpeed.
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { DTypeName } from '@core/tensor';
 import { describe, expect, it } from 'vitest';
 import { type CpuBackend, createCpuBackend } from '../src/backend.js';
 import { CpuKernels } from '../src/kernels/index.js';
 import { matmulToFloat32 } from '../src/kernels/matmul.js';
-import { type CpuHalfGemmPath, loadNative, nativeFused, nativeKernels, type NativePath } from '../src/native.js';
+import { type CpuHalfGemmPath, defaultAddonPath, loadNative, nativeFused, nativeKernels, type NativePath } from '../src/native.js';
 import { type Ref, strides } from './helpers.js';
 
-const ADDON = join(import.meta.dirname, '..', 'build', 'Release', 'core_cpu.node');
+/** This platform's addon, as the package build writes it: build/<platform>-<arch>/Release/core_cpu.node. */
+const ADDON = defaultAddonPath()!;
 /** The conformance suite's tolerance for bfloat16 results (packages/conformance/src/tolerance.ts, APPROX). */
 const BF16_TOL = { atol: 1e-5, rtol: 2e-2 };
 

@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CpuBackend, createCpuBackend } from '../src/backend.js';
 import { CpuKernels } from '../src/kernels/index.js';
-import { type CpuGemmPath, loadNative, nativeKernels } from '../src/native.js';
+import { type CpuGemmPath, defaultAddonPath, loadNative, nativeKernels } from '../src/native.js';
 import { expectMatmulClose, type Ref, strides } from './helpers.js';
 
-const ADDON = join(import.meta.dirname, '..', 'build', 'Release', 'core_cpu.node');
+/** This platform's addon, as the package build writes it: build/<platform>-<arch>/Release/core_cpu.node. */
+const ADDON = defaultAddonPath()!;
 
 /** Deterministic floats in [-1, 1). */
 function randoms(n: number, seed: number): Float32Array {
@@ -63,11 +64,11 @@ describe('native loader', () => {
     expect(missing.native.loaded).toBe(false);
     expect(bad.native.loaded).toBe(false);
     if (missing.native.loaded || bad.native.loaded) return;
-    expect(missing.native.reason).toMatch(/native addon was not built .*absent\.node is missing/);
+    expect(missing.native.reason).toMatch(new RegExp(`native addon for ${process.platform}-${process.arch} was not built .*absent\\.node is missing`));
     // In an installed package the file comes from the tarball: no build command to suggest.
     const installed = createCpuBackend({ native: true, nativeAddon: join(dir, 'node_modules', '@core', 'backend-cpu', 'core_cpu.node') });
     expect(installed.native.loaded).toBe(false);
-    if (!installed.native.loaded) expect(installed.native.reason).toMatch(/native addon is not in this installed package \(.*is missing\); the wasm kernels run$/);
+    if (!installed.native.loaded) expect(installed.native.reason).toMatch(/native addon for linux-(x64|arm64) is not in this installed package \(.*is missing\); the wasm kernels run$/);
     expect(bad.native.reason).toMatch(/native addon .*core_cpu\.node failed to load: /);
     for (const reason of [missing.native.reason, bad.native.reason]) expect(reason).not.toMatch(/\n/);
     const a = ref(bad, randoms(6, 1), [1, 2, 3]);
@@ -75,6 +76,20 @@ describe('native loader', () => {
     const out = ref(bad, new Float32Array(8).fill(NaN), [1, 2, 4]);
     bad.kernels.matmul(a, b, out, 'float32');
     expectMatmulClose(a, b, out);
+  });
+
+  it("names the platform an addon was built for when it is not this one's, and does not load it", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'core-cpu-native-'));
+    const other = process.arch === 'arm64' ? { arch: 'x64', machine: 0x3e } : { arch: 'arm64', machine: 0xb7 };
+    // A 64-bit little-endian ELF shared object's header, e_machine the other architecture.
+    const header = new Uint8Array(64);
+    header.set([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]);
+    header[16] = 3;
+    header[18] = other.machine;
+    const foreign = join(dir, 'core_cpu.node');
+    writeFileSync(foreign, header);
+    const be = createCpuBackend({ native: true, nativeAddon: foreign });
+    expect(be.native).toEqual({ loaded: false, reason: `the native addon ${foreign} is built for linux-${other.arch}, and this is ${process.platform}-${process.arch}; the wasm kernels run` });
   });
 
   it('names a bad gemm option, and reports a GEMM this machine lacks as the reason it is off', () => {
