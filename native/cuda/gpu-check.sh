@@ -16,7 +16,9 @@
 #    runs: the conformance suite on cuda (GEMM by cuBLASLt when present, then the matmul cases
 #    again on our own kernels, then every case compiled: compile()'s replays through CUDA graphs),
 #    compiled training steps (MLP with SGD and Adam, a small conv net) against eager bit for bit on
-#    both GEMM paths (packages/backend-cuda/test/graph-check.mjs), the fused attention kernel at realistic sizes against a float64
+#    both GEMM paths (packages/backend-cuda/test/graph-check.mjs), compile()'s elementwise fusion
+#    through NVRTC against eager bit for bit (test/fusion-check.mjs; NVRTC is looked up in the
+#    toolkit when CORE_CUDA_NVRTC is unset, and the report says when it is absent), the fused attention kernel at realistic sizes against a float64
 #    reference computed on the host (packages/backend-cuda/test/attention-check.mjs), train-mnist
 #    with --amp fp16 and --amp bf16 (EPOCHS, default 2), and the CUDA benchmarks (GEMM TFLOPS by
 #    dtype and size, MLP steps/s), and writes
@@ -70,7 +72,11 @@ build_addon() {
   "$nvcc" -std=c++17 -O3 -fatbin -arch=native -o "$build/kernels.fatbin" "$HERE/kernels/kernels.cu" || return 1
   g++ -std=c++17 -O2 -shared -fPIC -fvisibility=hidden -DNAPI_VERSION=8 -DNAPI_CPP_EXCEPTIONS -DNODE_ADDON_API_DISABLE_DEPRECATED \
     -DCORE_CUDA_FATBIN_PATH="\"$build/kernels.fatbin\"" -I"$PREP/include" \
-    "$HERE"/src/addon.cpp "$HERE"/src/runtime.cpp "$HERE"/src/layouts.cpp "$HERE"/src/driver_api.cpp "$HERE"/src/cublaslt_api.cpp "$HERE"/src/embed.S \
+    -DCORE_CUDA_SRC_ARGS="\"$HERE/kernels/args.h\"" -DCORE_CUDA_SRC_OP_CODES="\"$HERE/generated/op-codes.h\"" \
+    -DCORE_CUDA_SRC_COMMON="\"$HERE/kernels/common.cuh\"" -DCORE_CUDA_SRC_ELEMENTWISE="\"$HERE/kernels/elementwise.cuh\"" \
+    -DCORE_CUDA_SRC_EXPRESSIONS="\"$HERE/generated/elementwise-expressions.cuh\"" \
+    "$HERE"/src/addon.cpp "$HERE"/src/runtime.cpp "$HERE"/src/layouts.cpp "$HERE"/src/driver_api.cpp "$HERE"/src/cublaslt_api.cpp \
+    "$HERE"/src/nvrtc_api.cpp "$HERE"/src/fusion.cpp "$HERE"/src/embed.S "$HERE"/src/embed_sources.S \
     -ldl -o "$out"
 }
 
@@ -105,7 +111,13 @@ run() {
     local t=$SECONDS
     build_addon "$CORE_CUDA_ADDON" && echo "addon built in $((SECONDS - t)) s" | tee -a "$OUT_DIR/steps.txt"
   fi
-  { echo "node $("$NODE" --version)"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1; } | tee "$OUT_DIR/machine.txt"
+  # NVRTC for compile()'s fusion: the toolkit's when it is not on the loader's path (the check runs without it too).
+  if [ -z "${CORE_CUDA_NVRTC:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so\.1[23]'; then
+    local lib
+    lib=$(ls /usr/local/cuda*/lib64/libnvrtc.so.13* /usr/local/cuda*/targets/*/lib/libnvrtc.so.13* /usr/local/cuda*/lib64/libnvrtc.so.12* 2>/dev/null | head -1)
+    [ -n "$lib" ] && export CORE_CUDA_NVRTC="$lib"
+  fi
+  { echo "node $("$NODE" --version)"; echo "NVRTC: ${CORE_CUDA_NVRTC:-default search (libnvrtc.so.13, .so.12)}"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1; } | tee "$OUT_DIR/machine.txt"
 
   local quick=() epochs=${EPOCHS:-2}
   [ "${QUICK:-0}" = 1 ] && quick=(--quick) && epochs=1
@@ -114,6 +126,7 @@ run() {
   step conformance-own-gemm conformance "$OUT_DIR/conformance-own-gemm" --gemm own --filter matmul
   step conformance-compiled conformance "$OUT_DIR/conformance-compiled" --gemm auto --compiled
   step compiled compiled "$OUT_DIR/compiled.json" "${quick[@]}"
+  step fusion fusion "$OUT_DIR/fusion.json" "${quick[@]}"
   step attention attention "$OUT_DIR/attention.json" "${quick[@]}"
   step train-fp16 train "$OUT_DIR/train-fp16.json" --amp fp16 --epochs "$epochs" --model "${MODEL:-cnn}"
   step train-bf16 train "$OUT_DIR/train-bf16.json" --amp bf16 --epochs "$epochs" --model "${MODEL:-cnn}"
@@ -144,6 +157,15 @@ lines.push('## Compiled training steps (CUDA graphs) against eager, bit for bit'
 if (comp) for (const r of comp.runs) lines.push(`- ${r.ok ? 'ok' : 'FAIL'} ${r.model} ${r.optimizer}, GEMM ${r.gemm}: ${r.steps} steps, ${r.replays} replays, ${r.graphLaunches} graph launches, first loss difference ${r.firstLossDiff}, parameters ${r.paramsSame ? 'equal' : 'DIFFER'}; ${r.replay.join('; ')}`);
 else lines.push('no result (see compiled.log)');
 lines.push('');
+const fus = read('fusion');
+lines.push('## Elementwise fusion (NVRTC) against eager, bit for bit', '');
+if (fus) {
+  lines.push(fus.nvrtc.available ? `NVRTC ${fus.nvrtc.version} (${fus.nvrtc.library})` : `NVRTC absent: ${fus.nvrtc.reason} (the checks ran on graphs of the eager kernels)`, '');
+  for (const [dtype, r] of Object.entries(fus.chains)) lines.push(`- ${r.same ? 'ok' : 'FAIL'} chains ${dtype}: ${r.replay.join('; ')}`);
+  lines.push(`- ${fus.fuzz.failed === 0 ? 'ok' : 'FAIL'} fuzz: ${fus.fuzz.functions} functions, ${fus.fuzz.fusedKernels} fused kernels, ${fus.fuzz.failed} differ`);
+  lines.push(`- ${fus.dead.same ? 'ok' : 'FAIL'} dead intermediate: ${fus.dead.description}`);
+} else lines.push('no result (see fusion.log)');
+lines.push('');
 const att = read('attention');
 lines.push('## Fused attention against float64 on the host', '');
 if (att) for (const r of att.results) lines.push(`- ${r.ok ? 'ok' : 'FAIL'} ${r.name}: out ${r.out.mismatches} mismatches (worst ${r.out.worstOfTolerance.toFixed(2)} of the tolerance), logSumExp ${r.logSumExp.mismatches}`);
@@ -171,5 +193,5 @@ NODE_EOF
 case "${1:-}" in
   prepare) prepare ;;
   run) shift; run "$@" ;;
-  *) sed -n '2,27p' "$0"; exit 2 ;;
+  *) sed -n '2,29p' "$0"; exit 2 ;;
 esac

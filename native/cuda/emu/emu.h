@@ -73,3 +73,4 @@ inline unsigned atomicCAS(unsigned* p, unsigned cmp, unsigned v) { unsigned old 
 // kernels with -ffp-contract=off (scripts/kernel-test.mjs), so a plain operation rounds on its own.
 inline float __fmul_rn(float a, float b) { return a * b; }
 inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }

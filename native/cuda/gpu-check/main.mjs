@@ -5,6 +5,7 @@
 //   node gpu-check.mjs train OUT.json --amp fp16|bf16|off [--epochs N] [--device cuda]
 //   node gpu-check.mjs bench OUT.json [--quick]
 //   node gpu-check.mjs attention OUT.json [--quick]
+//   node gpu-check.mjs fusion OUT.json [--quick]    compile()'s elementwise fusion (NVRTC) against eager, bit for bit
 // Every subcommand prints one JSON summary line last ("RESULT {...}") for gpu-check.sh's report.
 import { writeFileSync } from 'node:fs';
 import '@core/backend-cpu';
@@ -18,6 +19,7 @@ import { train } from '../../../examples/train-mnist/src/train.ts';
 import { runCudaBench } from '../../../test/bench/cuda.mjs';
 import { checkAttention, EMULATED_CASES, GPU_CASES } from '../../../packages/backend-cuda/test/attention-check.mjs';
 import { compiledTraining } from '../../../packages/backend-cuda/test/graph-check.mjs';
+import { chains, deadIntermediate, fuzz } from '../../../packages/backend-cuda/test/fusion-check.mjs';
 
 const [command, out, ...rest] = process.argv.slice(2);
 const flag = (name, fallback) => (rest.includes(name) ? rest[rest.indexOf(name) + 1] : fallback);
@@ -97,7 +99,26 @@ switch (command) {
     result(report);
     break;
   }
+  case 'fusion': {
+    // Elementwise fusion through NVRTC: fused chains and a seeded fuzz against eager, bit for bit (NaN
+    // included: a GPU gives canonical NaNs), and a dead intermediate kept in registers. Without NVRTC
+    // the same checks run on graphs of the eager kernels, and the report says NVRTC is absent.
+    await availableDevices();
+    const cuda = getBackend('cuda');
+    const nvrtc = cuda.fusionStatus();
+    console.log(`  NVRTC: ${nvrtc.available ? `${nvrtc.library} ${nvrtc.version}` : `absent (${nvrtc.reason})`}`);
+    const fixed = await chains({ nan: 'strict' });
+    for (const [dtype, r] of Object.entries(fixed)) console.log(`  ${r.same ? 'ok' : 'FAIL'} chains ${dtype}: ${r.replay.join('; ')}`);
+    const fuzzed = await fuzz(20261203, rest.includes('--quick') ? 48 : 800, { nan: 'strict' });
+    console.log(`  ${fuzzed.failed === 0 ? 'ok' : 'FAIL'} fuzz: ${fuzzed.functions} functions, ${fuzzed.fusedKernels} fused kernels, ${fuzzed.failed} differ`);
+    const dead = await deadIntermediate();
+    console.log(`  ${dead.same ? 'ok' : 'FAIL'} dead intermediate: ${dead.description}`);
+    const report = { nvrtc, chains: fixed, fuzz: fuzzed, dead };
+    writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+    result({ ok: Object.values(fixed).every((r) => r.same) && fuzzed.failed === 0 && dead.same, ...report });
+    break;
+  }
   default:
-    console.error('usage: gpu-check.mjs probe | conformance OUT_PREFIX [--gemm auto|own] [--compiled] | compiled OUT.json | train OUT.json --amp fp16|bf16 | bench OUT.json | attention OUT.json');
+    console.error('usage: gpu-check.mjs probe | conformance OUT_PREFIX [--gemm auto|own] [--compiled] | compiled OUT.json | train OUT.json --amp fp16|bf16 | bench OUT.json | attention OUT.json | fusion OUT.json');
     process.exit(2);
 }

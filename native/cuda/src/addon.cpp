@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "fusion.h"
 #include "runtime.h"
 
 namespace {
@@ -283,6 +284,54 @@ Napi::Value SetGemmMode(const Napi::CallbackInfo& info) {
   });
 }
 
+// compile()'s elementwise fusion (fusion.cpp): NVRTC, optional and dlopened on first use.
+Napi::Value Nvrtc(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::string why;
+  const nv::Lib* lib = fz::nvrtc(why);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("available", lib != nullptr);
+  o.Set("library", lib ? lib->soname : std::string());
+  o.Set("version", lib ? std::to_string(lib->major) + "." + std::to_string(lib->minor) : std::string());
+  o.Set("reason", lib ? std::string() : why);
+  return o;
+}
+
+/** fusedBuild(device, source) → module id; NVRTC's failure throws with code CUDA_FUSION_COMPILE and its log. */
+Napi::Value FusedBuild(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    Napi::Env env = info.Env();
+    rt::DeviceState& d = device(env, info[0]);
+    const std::string source = info[1].As<Napi::String>().Utf8Value();
+    const fz::Built& built = fz::build(source, d.ccMajor(), d.ccMinor());
+    if (!built.ok) {
+      Napi::Error e = Napi::Error::New(env, built.log);
+      e.Set("code", Napi::String::New(env, "CUDA_FUSION_COMPILE"));
+      throw e;
+    }
+    return Napi::Number::New(env, d.loadFusedModule(built.image));
+  });
+}
+
+/** fusionProgram(source): the program NVRTC is given for a fused module's source (the embedded headers inlined). */
+Napi::Value FusionProgram(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), fz::expandHeaders(info[0].As<Napi::String>().Utf8Value()));
+}
+
+/** fusedLaunch(device, module, name, numel, ptrs): queued like any kernel (captured while a capture is under way). */
+Napi::Value FusedLaunch(const Napi::CallbackInfo& info) {
+  return guarded(info, [&]() -> Napi::Value {
+    Napi::Env env = info.Env();
+    rt::DeviceState& d = queueOn(env, info[0]);
+    Napi::Array list = info[4].As<Napi::Array>();
+    std::vector<cu::DevicePtr> ptrs;
+    for (uint32_t i = 0; i < list.Length(); i++) ptrs.push_back((cu::DevicePtr)list.Get(i).As<Napi::Number>().DoubleValue());
+    d.launchFused((uint32_t)info[1].As<Napi::Number>().Uint32Value(), info[2].As<Napi::String>().Utf8Value(),
+                  (int64_t)info[3].As<Napi::Number>().DoubleValue(), ptrs);
+    return env.Undefined();
+  });
+}
+
 // Captures (prepared programs, src/prepared.ts in the package): captureBegin arms one, each call then
 // runs as usual and its launches are captured (or it throws NotCapturable having done nothing),
 // captureEnd instantiates the graph.
@@ -378,6 +427,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("captureAbort", Napi::Function::New(env, CaptureAbort));
   exports.Set("graphLaunch", Napi::Function::New(env, GraphLaunch));
   exports.Set("graphDestroy", Napi::Function::New(env, GraphDestroy));
+  exports.Set("nvrtc", Napi::Function::New(env, Nvrtc));
+  exports.Set("fusedBuild", Napi::Function::New(env, FusedBuild));
+  exports.Set("fusionProgram", Napi::Function::New(env, FusionProgram));
+  exports.Set("fusedLaunch", Napi::Function::New(env, FusedLaunch));
   exports.Set("unary", Napi::Function::New(env, OP_CALL(d.unary(i32(info[1]), ref(env, info[2]), ref(env, info[3])))));
   exports.Set("binary", Napi::Function::New(env, OP_CALL(d.binary(i32(info[1]), ref(env, info[2]), ref(env, info[3]), ref(env, info[4])))));
   exports.Set("compare", Napi::Function::New(env, OP_CALL(d.compare(i32(info[1]), ref(env, info[2]), ref(env, info[3]), ref(env, info[4])))));

@@ -301,6 +301,41 @@ void DeviceState::destroyGraph(uint32_t id) {
   check(d_.graphExecDestroy(exec), "cuGraphExecDestroy");
 }
 
+uint32_t DeviceState::loadFusedModule(const std::string& image) {
+  refuseCapture("loading a fused module");
+  auto it = fusedByImage_.find(image);
+  if (it != fusedByImage_.end()) return it->second;
+  makeCurrent();
+  cu::Module m = nullptr;
+  check(d_.moduleLoadData(&m, image.c_str()), "cuModuleLoadData (fused kernels)");
+  fusedModules_.push_back(m);
+  const uint32_t id = (uint32_t)fusedModules_.size() - 1;
+  fusedByImage_.emplace(image, id);
+  return id;
+}
+
+void DeviceState::launchFused(uint32_t module, const std::string& name, int64_t numel, const std::vector<cu::DevicePtr>& ptrs) {
+  if (module >= fusedModules_.size()) throw CudaError("cuda: unknown fused module " + std::to_string(module));
+  if (ptrs.size() > (size_t)MAX_FUSED_BUFFERS) throw CudaError("cuda: a fused kernel addresses at most " + std::to_string(MAX_FUSED_BUFFERS) + " buffers");
+  if (numel <= 0) return;
+  makeCurrent();
+  const auto key = std::make_pair(module, name);
+  auto it = fusedFunctions_.find(key);
+  if (it == fusedFunctions_.end()) {
+    cu::Function f = nullptr;
+    check(d_.moduleGetFunction(&f, fusedModules_[module], name.c_str()), ("cuModuleGetFunction " + name).c_str());
+    it = fusedFunctions_.emplace(key, f).first;
+  }
+  FusedArgs args{};
+  args.numel = numel;
+  for (size_t i = 0; i < ptrs.size(); i++) args.ptr[i] = ptrs[i];
+  void* params[] = {&args};
+  check(d_.launchKernel(it->second, gridFor(numel, ELEMENTWISE_THREADS), 1, 1, ELEMENTWISE_THREADS, 1, 1, 0, compute_, params, nullptr),
+        ("cuLaunchKernel " + name).c_str());
+  if (capturing_) capturedNodes_++;
+  else stats_.launches++;
+}
+
 // ---- primitives ---------------------------------------------------------------------------
 
 void DeviceState::unary(int op, const Ref& x, const Ref& out) {

@@ -107,6 +107,12 @@ class DeviceState {
   void destroyGraph(uint32_t id);
   size_t liveGraphs() const { return graphs_.size(); }
 
+  // compile()'s fused elementwise kernels (fusion.cpp builds their modules with NVRTC).
+  /** Loads a module image (a cubin) once per image; returns its id. */
+  uint32_t loadFusedModule(const std::string& image);
+  /** Launches kernel `name` of a fused module over `numel` elements, its buffers at `ptrs` (ck_fused_args). */
+  void launchFused(uint32_t module, const std::string& name, int64_t numel, const std::vector<cu::DevicePtr>& ptrs);
+
   /** 'auto' (cuBLASLt when loaded, else our kernels), 'own' (tiled / wmma only) or 'cublaslt'. */
   void setGemmMode(const std::string& mode) { gemmMode_ = mode; }
   const std::string& gemmMode() const { return gemmMode_; }
@@ -166,6 +172,17 @@ class DeviceState {
   };
   std::unordered_map<uint32_t, Graph> graphs_;
   uint32_t nextGraph_ = 1;
+  std::vector<cu::Module> fusedModules_;
+  std::unordered_map<std::string, uint32_t> fusedByImage_;
+  std::map<std::pair<uint32_t, std::string>, cu::Function> fusedFunctions_;
+};
+
+/** The launch argument of a fused kernel (generated source: `struct ck_fused_args`). */
+constexpr int MAX_FUSED_BUFFERS = 16;
+struct FusedArgs {
+  int64_t numel;
+  cu::DevicePtr ptr[MAX_FUSED_BUFFERS];
+  uint32_t zero;  // always 0: a value the compiler cannot see, to keep ops from being contracted across
 };
 
 /** The embedded fatbin (see embed.S). */

@@ -81,3 +81,29 @@ CHECK(graphInstantiate, cuGraphInstantiateWithFlags)
 CHECK(graphLaunch, cuGraphLaunch)
 CHECK(graphExecDestroy, cuGraphExecDestroy)
 CHECK(graphDestroy, cuGraphDestroy)
+
+// NVRTC (src/nvrtc_api.h), where the toolkit ships nvrtc.h (a toolkit without the NVRTC component has none).
+#if __has_include(<nvrtc.h>)
+#include <nvrtc.h>
+
+#include "../src/nvrtc_api.h"
+static_assert(nv::SUCCESS == NVRTC_SUCCESS, "NVRTC_SUCCESS");
+static_assert(nv::ERROR_COMPILATION == NVRTC_ERROR_COMPILATION, "NVRTC_ERROR_COMPILATION");
+static_assert(sizeof(nv::Result) == sizeof(nvrtcResult), "nvrtcResult");
+static_assert(sizeof(nv::Program) == sizeof(nvrtcProgram), "nvrtcProgram");
+#define CHECK_NVRTC(ours, theirs)                                                                                \
+  static_assert(arity((nv::Lib::ours##_fn) nullptr) == arity(&theirs), #theirs " arity");                      \
+  static_assert(paramBytes((nv::Lib::ours##_fn) nullptr) == paramBytes(&theirs), #theirs " parameter sizes");  \
+  static_assert(resultBytes((nv::Lib::ours##_fn) nullptr) == resultBytes(&theirs), #theirs " result");
+CHECK_NVRTC(version, nvrtcVersion)
+CHECK_NVRTC(getErrorString, nvrtcGetErrorString)
+CHECK_NVRTC(createProgram, nvrtcCreateProgram)
+CHECK_NVRTC(compileProgram, nvrtcCompileProgram)
+CHECK_NVRTC(getProgramLogSize, nvrtcGetProgramLogSize)
+CHECK_NVRTC(getProgramLog, nvrtcGetProgramLog)
+CHECK_NVRTC(getPTXSize, nvrtcGetPTXSize)
+CHECK_NVRTC(getPTX, nvrtcGetPTX)
+CHECK_NVRTC(getCUBINSize, nvrtcGetCUBINSize)
+CHECK_NVRTC(getCUBIN, nvrtcGetCUBIN)
+CHECK_NVRTC(destroyProgram, nvrtcDestroyProgram)
+#endif

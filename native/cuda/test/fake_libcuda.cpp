@@ -13,6 +13,7 @@
 // fails here. (CUDA itself captures host copies and events; the addon must not, so we refuse them.)
 #include "../kernels/kernels.cu"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,19 @@ int envInt(const char* name, int fallback) {
 
 int dummy;
 uint64_t launches = 0;
+
+/**
+ * A module the fake NVRTC (fake_nvrtc.cpp) built: a shared object of kernels `void k(ck_fused_args)`
+ * run on its own copy of the emulation through its fake_nvrtc_launch.
+ */
+struct SharedModule {
+  void* lib;
+  void (*launch)(void (*)(void*), dim3, dim3, void**);
+  size_t argsBytes;
+  std::unordered_map<std::string, Kernel> kernels;
+};
+std::set<SharedModule*> sharedModules;
+constexpr char SHARED_MODULE_PREFIX[] = "FAKE-NVRTC-SO:";
 
 constexpr int INVALID_HANDLE = 400, ILLEGAL_STATE = 401, CAPTURE_UNSUPPORTED = 900, CAPTURE_INVALIDATED = 901, CAPTURE_ISOLATION = 905,
               CAPTURE_WRONG_THREAD = 908;
@@ -229,6 +243,21 @@ CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void* st) {
   return 0;
 }
 CUresult cuModuleLoadData(void** m, const void* image) {
+  // A fused module from the fake NVRTC: its "PTX" names the shared object it built.
+  if (strncmp(static_cast<const char*>(image), SHARED_MODULE_PREFIX, sizeof SHARED_MODULE_PREFIX - 1) == 0) {
+    void* lib = dlopen(static_cast<const char*>(image) + sizeof SHARED_MODULE_PREFIX - 1, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return 200;  // CUDA_ERROR_INVALID_IMAGE
+    auto* mod = new SharedModule{lib, reinterpret_cast<void (*)(void (*)(void*), dim3, dim3, void**)>(dlsym(lib, "fake_nvrtc_launch")), 0, {}};
+    const auto* bytes = static_cast<const unsigned long*>(dlsym(lib, "fake_nvrtc_args_bytes"));
+    if (!mod->launch || !bytes) {
+      delete mod;
+      return 200;
+    }
+    mod->argsBytes = *bytes;
+    sharedModules.insert(mod);
+    *m = mod;
+    return 0;
+  }
   // The addon hands over its embedded fatbin; check its magic (0xBA55ED50) so a broken embed fails here.
   uint32_t magic;
   memcpy(&magic, image, 4);
@@ -236,7 +265,19 @@ CUresult cuModuleLoadData(void** m, const void* image) {
   *m = &dummy;
   return 0;
 }
-CUresult cuModuleGetFunction(void** f, void*, const char* name) {
+CUresult cuModuleGetFunction(void** f, void* m, const char* name) {
+  if (sharedModules.count(static_cast<SharedModule*>(m))) {
+    SharedModule* mod = static_cast<SharedModule*>(m);
+    auto found = mod->kernels.find(name);
+    if (found == mod->kernels.end()) {
+      auto k = reinterpret_cast<void (*)(void*)>(dlsym(mod->lib, name));
+      if (!k) return 500;  // CUDA_ERROR_NOT_FOUND
+      auto launch = mod->launch;
+      found = mod->kernels.emplace(name, Kernel{[launch, k](dim3 g, dim3 b, void** p) { launch(k, g, b, p); }, {mod->argsBytes}}).first;
+    }
+    *f = &found->second;
+    return 0;
+  }
   auto it = kernels().find(name);
   if (it == kernels().end()) return 500;  // CUDA_ERROR_NOT_FOUND
   *f = const_cast<Kernel*>(&it->second);

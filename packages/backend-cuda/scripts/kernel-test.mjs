@@ -49,6 +49,12 @@ compile([...KERNEL_FLAGS, '-shared', '-fPIC', '-o', join(pkg, 'build', 'fake-dri
   join(native, 'emu', 'emu.cpp')], 'the fake driver (libcuda.so.1 over the emulation)');
 compile(['-std=c++17', '-O1', '-shared', '-fPIC', '-DCK_HOST_ONLY', '-o', join(pkg, 'build', 'fake-driver', 'libcublasLt.so.13'),
   join(native, 'test', 'fake_cublaslt.cpp'), '-ldl'], 'the fake cuBLASLt (libcublasLt.so.13 on the host)');
+// The fake NVRTC (native/cuda/test/fake_nvrtc.cpp): compiles compile()'s fused kernels for the
+// emulation. In its own directory, so the fake driver runs without NVRTC unless a test names it
+// (CORE_CUDA_NVRTC=build/fake-nvrtc/libnvrtc.so.13).
+mkdirSync(join(pkg, 'build', 'fake-nvrtc'), { recursive: true });
+compile(['-std=c++17', '-O1', '-shared', '-fPIC', `-DFAKE_NVRTC_EMU_DIR="${join(native, 'emu')}"`, '-o', join(pkg, 'build', 'fake-nvrtc', 'libnvrtc.so.13'),
+  join(native, 'test', 'fake_nvrtc.cpp')], 'the fake NVRTC (libnvrtc.so.13 compiling for the emulation)');
 
 // The driver declarations are checked against cuda.h from the toolkit nvcc belongs to.
 const nvcc = findNvcc();

@@ -103,6 +103,18 @@ export interface CudaAddon {
   /** End a capture after a failure, dropping it. */
   captureAbort(): void;
   graphLaunch(device: number, graph: number): void;
+  /** NVRTC as the addon found it (dlopened on the first call): elementwise fusion needs it. */
+  nvrtc(): { available: boolean; library: string; version: string; reason: string };
+  /**
+   * Compile a module of fused kernels (src/fusion.ts) with NVRTC for the device (cached by source and
+   * architecture) and load it; returns its handle. Throws with code CUDA_FUSION_COMPILE and NVRTC's log
+   * when the source does not compile.
+   */
+  fusedBuild(device: number, source: string): number;
+  /** The program NVRTC compiles for a fused module's source: the embedded kernel headers inlined. */
+  fusionProgram(source: string): string;
+  /** Launch kernel `name` of a fused module over `numel` elements with its buffers' device addresses (captured when a capture is under way). */
+  fusedLaunch(device: number, module: number, name: string, numel: number, ptrs: readonly number[]): void;
   graphDestroy(device: number, graph: number): void;
   unary(device: number, op: number, x: NativeRef, out: NativeRef): void;
   binary(device: number, op: number, a: NativeRef, b: NativeRef, out: NativeRef): void;

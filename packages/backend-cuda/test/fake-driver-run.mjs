@@ -36,6 +36,29 @@ if (mode === 'probe') {
   const { twoDevices } = await import('./graph-check.mjs');
   await availableDevices();
   console.log(JSON.stringify(await twoDevices()));
+} else if (mode === 'fusion') {
+  // compile()'s elementwise fusion (fake NVRTC through CORE_CUDA_NVRTC, or none): test/fusion-check.mjs.
+  const check = await import('./fusion-check.mjs');
+  await availableDevices();
+  const which = process.argv[3] ?? 'chains';
+  let result;
+  if (which === 'fuzz') result = await check.fuzz(Number(process.argv[4] ?? 1), Number(process.argv[5] ?? 16));
+  else if (which === 'dead') result = await check.deadIntermediate();
+  else if (which === 'cache') result = await check.cache();
+  else if (which === 'training') {
+    // Compiled training with fusion: the same losses and weights as eager (test/graph-check.mjs).
+    const { compiledTraining } = await import('./graph-check.mjs');
+    getBackend('cuda').setGemmMode(0, 'own');
+    const nnLib = await import('@core/nn');
+    const optim = await import('@core/optim');
+    const libs = { nn: nnLib.nn, F: nnLib.F, optim };
+    result = {
+      mlpSgd: await compiledTraining(libs, { model: 'mlp', optimizer: 'sgd', steps: 6 }),
+      mlpAdam: await compiledTraining(libs, { model: 'mlp', optimizer: 'adam', steps: 6 }),
+      convSgd: await compiledTraining(libs, { model: 'conv', optimizer: 'sgd', steps: 4 }),
+    };
+  } else result = await check.chains();
+  console.log(JSON.stringify(result));
 } else if (mode === 'graphs') {
   const { checkGraphs } = await import('./graph-check.mjs');
   await availableDevices();
@@ -48,13 +71,17 @@ if (mode === 'probe') {
   const filter = process.argv[3] || (isolated ? ISOLATED_SUBSET : undefined);
   const compiled = mode === 'compiled';
   // Count the programs prepared and the prepares that threw (core then replays call by call, and the case still passes).
-  const prepares = { ok: 0, failed: 0, errors: [] };
+  const prepares = { ok: 0, failed: 0, errors: [], fused: 0, fusionOff: {} };
   const cuda = getBackend('cuda');
   const prepare = cuda.prepare;
   cuda.prepare = (...args) => {
     try {
       const p = prepare(...args);
       prepares.ok++;
+      // Elementwise fusion (with CORE_CUDA_NVRTC naming the fake NVRTC): programs fused, and why others were not.
+      if (/ fused kernels? of /.test(p.description)) prepares.fused++;
+      const off = /; elementwise fusion off: ([^:(]*)/.exec(p.description)?.[1]?.trim();
+      if (off) prepares.fusionOff[off] = (prepares.fusionOff[off] ?? 0) + 1;
       return p;
     } catch (e) {
       prepares.failed++;
