@@ -10,7 +10,7 @@
 // and other float32 results through an XOR with a zero the compiler cannot see (see generate).
 // A result is stored once, at the end of the thread's work, unless PrepareOptions.deadAfter says
 // nothing reads it after the chain.
-import type { DTypeName, TensorRef } from '@core/tensor';
+import { isNonOverlapping, type DTypeName, type TensorRef } from '@core/tensor';
 import type { CudaStorage } from './storage.js';
 import { BINARY_CODES } from './generated/op-codes.js';
 
@@ -40,17 +40,6 @@ function viewKey(r: TensorRef<CudaStorage>, shape: readonly number[]): string {
   return `${r.storage.ptr}:${r.dtype}:${r.offset}:${shape.map((n, d) => (n > 1 ? r.strides[d] : 0)).join(',')}`;
 }
 
-/** No two elements of the shape land on one element of the view. */
-function injective(shape: readonly number[], strides: readonly number[]): boolean {
-  const dims = shape.map((size, d) => ({ size, stride: Math.abs(strides[d]!) })).filter((x) => x.size > 1).sort((a, b) => a.stride - b.stride);
-  let span = 1;
-  for (const { size, stride } of dims) {
-    if (stride < span) return false;
-    span = stride * (size - 1) + 1;
-  }
-  return true;
-}
-
 /** A run of elementwise calls being fused. */
 export class Chain {
   readonly members: { call: number; record: EltRecord }[] = [];
@@ -75,7 +64,7 @@ export class Chain {
   add(m: { call: number; record: EltRecord }): boolean {
     const r = m.record;
     if (this.members.length >= MAX_MEMBERS || !sameShape(r.out.shape, this.shape) || r.out.storage.device !== this.device) return false;
-    if (!injective(this.shape, r.out.strides) || CTYPE[r.out.dtype] === undefined) return false;
+    if (!isNonOverlapping(this.shape, r.out.strides) || CTYPE[r.out.dtype] === undefined) return false;
     const accesses = [...r.inputs.map((ref) => ({ ref, write: false })), { ref: r.out, write: true }];
     const views = new Map<CudaStorage, Set<string>>();
     for (const [s, v] of this.views) views.set(s, new Set(v));

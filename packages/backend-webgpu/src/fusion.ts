@@ -7,7 +7,7 @@
 // still read it after the chain. The bits pass through an XOR with a zero the compiler cannot see,
 // so no shader compiler contracts one member's product into the next member's sum (an FMA would
 // round once where the standalone kernels round twice).
-import type { DTypeName } from '@core/tensor';
+import { isNonOverlapping, type DTypeName } from '@core/tensor';
 import type { KernelSource } from './runtime.js';
 import {
   bitsCodec, extrasBase, groupsFor, MAIN_SIGNATURE, shader, tag, THREAD_INDEX, walk, walkParams, type BitsCodec, type Operand, type ShaderEnv,
@@ -82,17 +82,6 @@ const sizeOf = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
 /** A fill of one element: every thread can make its value, whatever the chain's shape. */
 const isScalar = (call: ElementCall) => call.inputs.length === 0 && sizeOf(call.shape) === 1;
 
-/** No two elements of `shape` land on one place of the view (strides taken by size, each past the span of the smaller ones). */
-function injective(shape: readonly number[], strides: readonly number[]): boolean {
-  const dims = shape.map((size, d) => ({ size, stride: Math.abs(strides[d]!) })).filter((x) => x.size > 1).sort((a, b) => a.stride - b.stride);
-  let span = 1;
-  for (const { size, stride } of dims) {
-    if (stride < span) return false;
-    span = stride * (size - 1) + 1;
-  }
-  return true;
-}
-
 /** Where a member's input comes from: a binding of the fused kernel, or an earlier member's register. */
 type Source = { readonly binding: number } | { readonly member: number };
 
@@ -140,7 +129,7 @@ export class FusionChain {
     const scalar = isScalar(call);
     const shape = this.shape ?? (scalar ? undefined : call.shape);
     if (!scalar && this.shape !== undefined && (this.shape.length !== call.shape.length || this.shape.some((d, i) => d !== call.shape[i]))) return false;
-    if (bitsCodec(this.env, call.out.dtype) === null || (!scalar && !injective(call.shape, call.out.strides))) return false;
+    if (bitsCodec(this.env, call.out.dtype) === null || (!scalar && !isNonOverlapping(call.shape, call.out.strides))) return false;
     if (this.words + call.extras.length + 1 + extrasBase(this.maxBindings) > this.maxWords) return false;
     const out = call.out.buffer;
     const written = (b: GPUBuffer) => b === out || this.writer(b) >= 0;

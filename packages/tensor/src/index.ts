@@ -24,6 +24,7 @@ export {
   type DeviceMismatchDetails,
 } from './errors/errors.js';
 export * from './backend/contract.js';
+export { isNonOverlapping } from './tensor/shape.js';
 export {
   registerBackend, listBackends, getBackend, isAvailable, availableDevices, loadedCoreCopies, type DeviceAvailability,
 } from './backend/registry.js';

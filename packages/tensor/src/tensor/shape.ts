@@ -27,6 +27,22 @@ export function contiguousStrides(shape: Shape): number[] {
   return strides;
 }
 
+/**
+ * For backends: whether a view of `shape` with `strides` gives each element a place of its own (no
+ * two indices land on one memory location), so a kernel may write it in any order, one thread per
+ * element. Dims are taken by stride, each past the span of the smaller ones; negative strides count
+ * by their size.
+ */
+export function isNonOverlapping(shape: Shape, strides: readonly number[]): boolean {
+  const dims = shape.map((size, d) => ({ size, stride: Math.abs(strides[d]!) })).filter((x) => x.size > 1).sort((a, b) => a.stride - b.stride);
+  let span = 1;
+  for (const { size, stride } of dims) {
+    if (stride < span) return false;
+    span = stride * (size - 1) + 1;
+  }
+  return true;
+}
+
 export function isContiguous(shape: Shape, strides: readonly number[]): boolean {
   let expected = 1;
   for (let i = shape.length - 1; i >= 0; i--) {
