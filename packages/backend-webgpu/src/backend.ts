@@ -132,7 +132,12 @@ function makeBackend(device: GPUDevice, shaderF16: boolean, adapterInfo: string)
   const made = createKernels(ctx);
   const wrap = <T extends object>(table: T): T =>
     Object.fromEntries(Object.entries(table).map(([k, fn]) => [k, (...args: unknown[]) => {
-      if (rt.sink instanceof WebGPUPreparedProgram) rt.sink.uses(args);
+      const sink = rt.sink;
+      if (sink instanceof WebGPUPreparedProgram) {
+        sink.uses(args);
+        // A prepared program's varying call with its last run's arguments: its commands stand.
+        if (sink.unchanged(args)) return undefined;
+      }
       try {
         return (fn as (...a: unknown[]) => unknown)(...args);
       } finally {

@@ -77,10 +77,16 @@ function normalizeAxes(axes: readonly number[], rank: number, what: string): num
   return [...seen].sort((x, y) => x - y);
 }
 
+/** One float32 and its bits, for encodeScalar (no typed array made per scalar). */
+const f32Scratch = new Float32Array(1);
+const f32ScratchBits = new Uint32Array(f32Scratch.buffer);
+
 /** The bits a storage element of `dtype` holds for `value`. */
 function encodeScalar(dtype: DTypeName, value: number): number {
   switch (dtype) {
-    case 'float32': return new Uint32Array(Float32Array.of(value).buffer)[0]!;
+    case 'float32':
+      f32Scratch[0] = value;
+      return f32ScratchBits[0]!;
     case 'float16': return float32ToFloat16Bits(value);
     case 'bfloat16': return float32ToBFloat16Bits(value);
     case 'bool': return value !== 0 ? 1 : 0;
@@ -947,7 +953,9 @@ ${MAIN_SIGNATURE} {${THREAD_INDEX}
       ...(amsgrad ? [{ name: 'vx', dtype: d, access: 'w' } as Operand] : []),
     ];
     const F = (k: number) => `bitcast<f32>(P[${k}u])`;
-    const body = `${roundFn(d)}
+    // Built only when the pipeline is not cached yet: a prepared replay runs this call again at
+    // every step (its spec is new), and only its parameters change.
+    const body = () => `${roundFn(d)}
 ${MAIN_SIGNATURE} {${THREAD_INDEX}
   let flags = P[5];
   var g = gr_ld(P[1] + i);
@@ -970,18 +978,36 @@ ${MAIN_SIGNATURE} {${THREAD_INDEX}
   let denom = rd(rd(div_rn(root, ${F(11)})) + ${F(12)});
   pa_st(P[2] + i, pi + div_rn(mi * ${F(13)}, denom));
 }`;
-    const kernel: KernelSource = { key: `adamw:${amsgrad ? 'amsgrad' : 'plain'}|${tg(d)}`, bindings: ops.map((o) => o.access), source: () => shader(env, ops, body) };
+    const kernel: KernelSource = { key: `adamw:${amsgrad ? 'amsgrad' : 'plain'}|${tg(d)}`, bindings: ops.map((o) => o.access), source: () => shader(env, ops, body()) };
     const f = (v: number) => encodeScalar('float32', v);
-    const w = 1 - spec.beta1;
-    const lerpLow = Math.abs(w) < 0.5;
-    const flags = (spec.decoupled ? 1 : 0) | (spec.maximize ? 2 : 0) | (spec.weightDecay !== 0 ? 4 : 0) | (lerpLow ? 8 : 0);
-    const params = Uint32Array.from([
-      n, grad.offset, param.offset, expAvg.offset, expAvgSq.offset, flags,
-      f(1 - spec.lr * spec.weightDecay), f(spec.weightDecay), f(lerpLow ? w : 1 - w), f(spec.beta2), f(1 - spec.beta2),
-      f(spec.biasCorrection2Sqrt), f(spec.eps), f(-spec.stepSize), 0, maxExpAvgSq?.offset ?? 0,
-    ]);
+    const paramsFor = (s: AdamSpec): Uint32Array => {
+      const w = 1 - s.beta1;
+      const lerpLow = Math.abs(w) < 0.5;
+      const flags = (s.decoupled ? 1 : 0) | (s.maximize ? 2 : 0) | (s.weightDecay !== 0 ? 4 : 0) | (lerpLow ? 8 : 0);
+      const params = new Uint32Array(16);
+      params[0] = n;
+      params[1] = grad.offset;
+      params[2] = param.offset;
+      params[3] = expAvg.offset;
+      params[4] = expAvgSq.offset;
+      params[5] = flags;
+      params[6] = f(1 - s.lr * s.weightDecay);
+      params[7] = f(s.weightDecay);
+      params[8] = f(lerpLow ? w : 1 - w);
+      params[9] = f(s.beta2);
+      params[10] = f(1 - s.beta2);
+      params[11] = f(s.biasCorrection2Sqrt);
+      params[12] = f(s.eps);
+      params[13] = f(-s.stepSize);
+      params[15] = maxExpAvgSq?.offset ?? 0;
+      return params;
+    };
+    // The same tensors with another spec (a compiled step's next one): only the parameters change.
+    const refresh = (args: readonly unknown[]): Uint32Array | null =>
+      args.length === 6 && args[0] === param && args[1] === grad && args[2] === expAvg && args[3] === expAvgSq && args[4] === maxExpAvgSq &&
+      typeof args[5] === 'object' && args[5] !== null ? paramsFor(args[5] as AdamSpec) : null;
     const buffers = [grad, param, expAvg, expAvgSq, ...(maxExpAvgSq ? [maxExpAvgSq] : [])].map((r) => r.storage.buffer);
-    rt.dispatch(kernel, buffers, params, groupsFor(n));
+    rt.dispatch(kernel, buffers, paramsFor(spec), groupsFor(n), undefined, refresh);
   }
 
   /**

@@ -5,15 +5,17 @@
 // a host write becomes a copy from a buffer the program owns, in its place among the dispatches; a
 // temporary stays the program's. At each run, the calls whose arguments change run again against
 // their recorded commands: their parameters are rewritten (their slots come first in the program's
-// buffer, so one writeBuffer covers them), their uploads refilled, a bind group rebuilt only where
-// a storage changed. Nothing is queued when one of them now queues other work: run() says so.
+// buffer, and one writeBuffer covers the slots that changed), their uploads refilled, a bind group
+// rebuilt only where a storage changed; a call with its last run's arguments stops at its kernel's
+// door, and a kernel that can say its parameters for new scalars (adamw's per-step spec) gives
+// just those. Nothing is queued when one of them now queues other work: run() says so.
 // Runs of elementwise calls become one generated kernel each (fusion.ts); an output that core says
 // nothing reads after the run stays in registers, and a varying member's new arguments are put
 // into the fused dispatch.
 import type { DTypeName, PreparedCall, PreparedProgram } from '@core/tensor';
 import { WebGPUError } from './errors.js';
 import { FusionChain, sameLayout, type ElementCall, type FusedMember } from './fusion.js';
-import { PARAM_SLOT_BYTES, PARAM_SLOT_WORDS, type CommandSink, type KernelSource, type Runtime } from './runtime.js';
+import { PARAM_SLOT_BYTES, PARAM_SLOT_WORDS, type CommandSink, type KernelSource, type Refresh, type Runtime } from './runtime.js';
 import { Usage, WebGPUStorage } from './storage.js';
 import type { ShaderEnv } from './wgsl/gen.js';
 
@@ -31,6 +33,8 @@ interface Dispatch {
   groups: readonly [number, number, number];
   /** An elementwise call's description, for fusion. */
   readonly element?: ElementCall;
+  /** The kernel's parameters for its call's new arguments (see Refresh): set by the kernel's last run. */
+  refresh?: Refresh;
 }
 
 interface Copy {
@@ -53,6 +57,8 @@ interface Call {
   readonly temps: [first: number, count: number];
   /** A varying call fused into another dispatch: where its new arguments go. */
   member?: Member;
+  /** A varying call's kernel arguments at its last run (arrays copied), or null: see `unchanged`. */
+  args: readonly unknown[] | null;
 }
 
 /** A call's part of a fused dispatch. */
@@ -85,6 +91,35 @@ class Mismatch extends Error {}
 
 const sameBuffers = (a: readonly GPUBuffer[], b: readonly GPUBuffer[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
+/** Whether an argument (a storage, a reference to one, or an array of them) holds a freed storage. */
+function holdsFreed(a: unknown): boolean {
+  if (a instanceof WebGPUStorage) return a.freed;
+  if (Array.isArray(a)) return a.some(holdsFreed);
+  return typeof a === 'object' && a !== null && 'storage' in a && a.storage instanceof WebGPUStorage && a.storage.freed;
+}
+
+/** A kernel's arguments as `sameArgs` compares them later: arrays copied (core refills their items in place). */
+const snapshotArgs = (args: readonly unknown[]): readonly unknown[] => args.map((a) => (Array.isArray(a) ? a.slice() : a));
+
+/**
+ * The same arguments: the same values and objects (storage references, specs), arrays item by
+ * item. A host array (a typed array) is never the same: its contents may have changed in place.
+ */
+function sameArgs(was: readonly unknown[], now: readonly unknown[]): boolean {
+  if (was.length !== now.length) return false;
+  for (let i = 0; i < now.length; i++) {
+    const a = was[i];
+    const b = now[i];
+    if (Array.isArray(b)) {
+      if (!Array.isArray(a) || a.length !== b.length) return false;
+      for (let j = 0; j < b.length; j++) if (!Object.is(a[j], b[j]) || ArrayBuffer.isView(b[j])) return false;
+    } else if (!Object.is(a, b) || ArrayBuffer.isView(b)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
   private readonly commands: Command[] = [];
   private readonly calls: Call[] = [];
@@ -100,6 +135,11 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
   private dispatchCount = 0;
   /** Slots 0..varyingSlots-1 belong to the dispatches of varying calls. */
   private varyingSlots = 0;
+  /** The slots whose parameters changed since the last run wrote them: [dirtyFirst, dirtyEnd). */
+  private dirtyFirst = Number.POSITIVE_INFINITY;
+  private dirtyEnd = 0;
+  /** `WebGPUStorage.releases` when `storages` were last checked: no storage was freed since while it is equal. */
+  private checkedAt = -1;
   /** While updating: the next command and temporary a call's work must match. */
   private cursor = -1;
   private tempCursor = -1;
@@ -115,6 +155,19 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
   private memberSeen = false;
   /** The fused dispatches with varying members. */
   private readonly fusions: Fusion[] = [];
+  /** While a varying call records or runs again, until its kernel is entered: where its arguments go (see `unchanged`). */
+  private entering: { args: readonly unknown[] | null } | null = null;
+  /** While updating: the varying call running again, and how many uploads were pending before it. */
+  private current: Call | null = null;
+  private uploadsBefore = 0;
+  /**
+   * At the last run (for tests and profiling): the varying calls whose kernels ran again, and those
+   * whose kernel only recomputed its parameters (see Refresh); the others had their last run's arguments.
+   */
+  reran = 0;
+  refreshed = 0;
+  /** While updating: the current call's kernel did not run (`unchanged`). */
+  private skipped = false;
   readonly description: string;
 
   /** `deadAfter`: per call, the storages nothing reads after it (PrepareOptions.deadAfter). */
@@ -131,10 +184,13 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
         const commands: [number, number] = [this.commands.length, 0];
         const temps: [number, number] = [this.temps.length, 0];
         this.varying = c.varies;
+        const seen: { args: readonly unknown[] | null } = { args: null };
+        this.entering = c.varies ? seen : null;
         c.run();
+        this.entering = null;
         commands[1] = this.commands.length - commands[0];
         temps[1] = this.temps.length - temps[0];
-        this.calls.push({ run: c.run, varies: c.varies, commands, temps });
+        this.calls.push({ run: c.run, varies: c.varies, commands, temps, args: seen.args });
       }
     } catch (e) {
       this.release();
@@ -142,6 +198,7 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
     } finally {
       rt.sink = null;
       this.varying = false;
+      this.entering = null;
     }
     const fused = this.fuse(env, deadAfter);
     const dispatches = this.commands.filter((c): c is Dispatch => c.kind === 'dispatch');
@@ -159,7 +216,7 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
     this.description =
       `webgpu: ${this.dispatchCount} dispatches${copies > 0 ? ` and ${copies} copies` : ''} with bind groups built once, ` +
       (fused.kernels > 0 ? `${fused.kernels} of them fused elementwise kernels in place of ${fused.calls} calls, ` : '') +
-      `one command buffer per run, ${this.calls.filter((c) => c.varies).length} of ${calls.length} calls run again per replay for their new arguments`;
+      `one command buffer per run, ${this.calls.filter((c) => c.varies).length} of ${calls.length} calls run again per replay for their new arguments (not when they are the last run's)`;
   }
 
   /** True while a varying call runs again in run(): its work is matched against what it recorded. */
@@ -180,7 +237,7 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
     return this.rt.device.createBindGroup({ layout, entries });
   }
 
-  dispatch(kernel: KernelSource, buffers: readonly GPUBuffer[], params: Uint32Array, groups: readonly [number, number, number], element?: ElementCall): void {
+  dispatch(kernel: KernelSource, buffers: readonly GPUBuffer[], params: Uint32Array, groups: readonly [number, number, number], element?: ElementCall, refresh?: Refresh): void {
     if (this.member !== null) {
       this.updateMember(this.member, kernel, element);
       return;
@@ -188,9 +245,9 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
     if (this.updating) {
       const d = this.next('dispatch') as Dispatch;
       if (d.key !== kernel.key) throw new Mismatch();
-      this.params.fill(0, d.slot * PARAM_SLOT_WORDS, (d.slot + 1) * PARAM_SLOT_WORDS);
-      this.params.set(params, d.slot * PARAM_SLOT_WORDS);
+      this.setParams(d.slot, 0, params, PARAM_SLOT_WORDS);
       d.groups = groups;
+      d.refresh = refresh;
       if (!sameBuffers(d.buffers, buffers)) {
         if (buffers.some((b) => this.elided.has(b) && !d.buffers.includes(b))) throw new Mismatch();
         d.buffers = [...buffers];
@@ -202,7 +259,27 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
     // The slot is the dispatch's index until every dispatch is known; the bind group comes then too.
     const slot = this.dispatchCount++;
     this.recorded.push(params.slice());
-    this.commands.push({ kind: 'dispatch', key: kernel.key, pipeline, layout, slot, varies: this.varying, buffers: [...buffers], bindGroup: null as unknown as GPUBindGroup, groups, element });
+    this.commands.push({ kind: 'dispatch', key: kernel.key, pipeline, layout, slot, varies: this.varying, buffers: [...buffers], bindGroup: null as unknown as GPUBindGroup, groups, element, refresh });
+  }
+
+  /**
+   * Words `at`..`at + length - 1` of `slot`'s parameters become `words` (then zeros): the slot is
+   * written to the device at the next run only when one of them changed.
+   */
+  private setParams(slot: number, at: number, words: ArrayLike<number>, length: number): void {
+    const params = this.params;
+    const base = slot * PARAM_SLOT_WORDS + at;
+    let changed = false;
+    for (let i = 0; i < length; i++) {
+      const w = i < words.length ? words[i]! >>> 0 : 0;
+      if (params[base + i] !== w) {
+        params[base + i] = w;
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    if (slot < this.dirtyFirst) this.dirtyFirst = slot;
+    if (slot + 1 > this.dirtyEnd) this.dirtyEnd = slot + 1;
   }
 
   /**
@@ -294,7 +371,7 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
       m.inputs[i] = input.buffer;
       buffers = buffers.map((x, j) => (j === b ? input.buffer : x));
     });
-    this.params.set(element.extras, d.slot * PARAM_SLOT_WORDS + m.at.extras);
+    this.setParams(d.slot, m.at.extras, element.extras, element.extras.length);
     if (buffers !== d.buffers) {
       d.buffers = buffers;
       d.bindGroup = this.bindGroup(d.layout, d.slot, buffers);
@@ -341,6 +418,47 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
     return t;
   }
 
+  /**
+   * A kernel is called (backend.ts, before it runs) with `args`. The first kernel a varying call
+   * enters is its own: its arguments are noted, and when the call runs again, before any of its
+   * work, with the very arguments of its last run (the same storage references and scalars: a
+   * replay with the input tensors and scalar values of the last one), its recorded commands stand
+   * as they are; when it is one dispatch whose kernel gave a Refresh that accepts the new
+   * arguments (adamw with the next step's spec), only its parameters are rewritten. Either way
+   * true says the kernel need not run. Anything the call queues after that is work it did not
+   * record: a Mismatch, as ever.
+   */
+  unchanged(args: readonly unknown[]): boolean {
+    const entering = this.entering;
+    if (entering === null) return false;
+    this.entering = null;
+    const c = this.current;
+    if (this.updating && c !== null && entering.args !== null && this.cursor === c.commands[0] && this.tempCursor === c.temps[0] &&
+      !this.memberSeen && this.pendingUploads.length === this.uploadsBefore && !args.some(holdsFreed)) {
+      if (sameArgs(entering.args, args)) {
+        this.cursor = c.commands[0] + c.commands[1];
+        this.tempCursor = c.temps[0] + c.temps[1];
+        if (c.member !== undefined) this.memberSeen = true;
+        this.skipped = true;
+        return true;
+      }
+      // One dispatch whose kernel can say its new parameters: they are all that changes.
+      const d = c.commands[1] === 1 && c.temps[1] === 0 && c.member === undefined ? this.commands[c.commands[0]] : undefined;
+      const params = d?.kind === 'dispatch' && d.refresh !== undefined ? d.refresh(args) : null;
+      if (params !== null) {
+        if (params.length > PARAM_SLOT_WORDS) throw new Mismatch();
+        this.setParams((d as Dispatch).slot, 0, params, PARAM_SLOT_WORDS);
+        this.cursor++;
+        this.skipped = true;
+        this.refreshed++;
+        entering.args = snapshotArgs(args);
+        return true;
+      }
+    }
+    entering.args = snapshotArgs(args);
+    return false;
+  }
+
   /** The storages a call uses (its arguments), noted while recording the calls that do not vary. */
   uses(args: readonly unknown[]): void {
     if (this.varying || this.updating) return;
@@ -357,26 +475,43 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
   run(): boolean {
     if (this.released) throw new WebGPUError('webgpu: a prepared program was run after release()');
     this.rt.check();
-    for (const s of this.storages) {
-      if (s.freed) {
-        throw new WebGPUError(`webgpu: a prepared program uses a ${s.dtype} storage of ${s.numel} elements that has been freed; keep the tensors its calls use alive, or compile the function again`);
+    if (this.checkedAt !== WebGPUStorage.releases) {
+      for (const s of this.storages) {
+        if (s.freed) {
+          throw new WebGPUError(`webgpu: a prepared program uses a ${s.dtype} storage of ${s.numel} elements that has been freed; keep the tensors its calls use alive, or compile the function again`);
+        }
       }
+      this.checkedAt = WebGPUStorage.releases;
     }
     if (!this.update()) return false;
     const { rt } = this;
     // Parameters and uploads are rewritten in place: the last run's commands must be submitted first.
     if (this.encodedAt === rt.submits) rt.flush();
-    if (this.varyingSlots > 0) rt.device.queue.writeBuffer(this.paramBuffer, 0, this.params, 0, this.varyingSlots * PARAM_SLOT_WORDS);
-    for (const { buffer, data } of this.pendingUploads.splice(0)) rt.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+    // Only the slots whose parameters changed (a call run again with its last arguments changes none).
+    if (this.dirtyEnd > this.dirtyFirst) {
+      const first = this.dirtyFirst;
+      rt.device.queue.writeBuffer(this.paramBuffer, first * PARAM_SLOT_BYTES, this.params, first * PARAM_SLOT_WORDS, (this.dirtyEnd - first) * PARAM_SLOT_WORDS);
+      this.dirtyFirst = Number.POSITIVE_INFINITY;
+      this.dirtyEnd = 0;
+    }
+    if (this.pendingUploads.length > 0) {
+      for (const { buffer, data } of this.pendingUploads) rt.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+      this.pendingUploads.length = 0;
+    }
     this.encode(rt.commandEncoder());
     rt.dispatches += this.dispatchCount;
     this.encodedAt = rt.submits;
     return true;
   }
 
-  /** Runs the varying calls against their recorded commands; false when one queued other work. */
+  /**
+   * Runs the varying calls against their recorded commands (a call with its last run's arguments
+   * stops at its kernel's door: `unchanged`); false when one queued other work.
+   */
   private update(): boolean {
     this.rt.sink = this;
+    this.reran = 0;
+    this.refreshed = 0;
     try {
       for (const c of this.calls) {
         if (!c.varies) continue;
@@ -384,7 +519,12 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
         this.tempCursor = c.temps[0];
         this.member = c.member ?? null;
         this.memberSeen = false;
+        this.current = c;
+        this.entering = c;
+        this.uploadsBefore = this.pendingUploads.length;
+        this.skipped = false;
         c.run();
+        if (!this.skipped) this.reran++;
         if (this.cursor !== c.commands[0] + c.commands[1] || this.tempCursor !== c.temps[0] + c.temps[1] || (c.member !== undefined && !this.memberSeen)) return false;
       }
       // Every member reads what its fused dispatch binds now (inputs sharing a binding moved together).
@@ -396,6 +536,8 @@ export class WebGPUPreparedProgram implements PreparedProgram, CommandSink {
       this.cursor = -1;
       this.tempCursor = -1;
       this.member = null;
+      this.current = null;
+      this.entering = null;
       this.rt.sink = null;
     }
   }

@@ -25,6 +25,14 @@ export interface KernelSource {
   readonly bindings: readonly Access[];
 }
 
+/**
+ * A kernel's parameters for new arguments of the same call (the kernel's arguments, as it was
+ * called), or null when anything but the parameters would change (another storage, shape or
+ * kernel). A prepared program calls it instead of the kernel for a call whose arguments change
+ * at every replay only in what the parameters hold (an optimizer's per-step scalars).
+ */
+export type Refresh = (args: readonly unknown[]) => Uint32Array | null;
+
 interface CachedPipeline {
   readonly pipeline: GPUComputePipeline;
   readonly layout: GPUBindGroupLayout;
@@ -35,7 +43,7 @@ interface CachedPipeline {
  * prepared.ts) instead of to the device: the runtime hands over every dispatch, copy and host write.
  */
 export interface CommandSink {
-  dispatch(kernel: KernelSource, buffers: readonly GPUBuffer[], params: Uint32Array, groups: readonly [number, number, number], element?: ElementCall): void;
+  dispatch(kernel: KernelSource, buffers: readonly GPUBuffer[], params: Uint32Array, groups: readonly [number, number, number], element?: ElementCall, refresh?: Refresh): void;
   copy(src: GPUBuffer, srcOffset: number, dst: GPUBuffer, dstOffset: number, bytes: number): void;
   upload(buffer: GPUBuffer, byteOffset: number, data: ArrayBufferView): void;
 }
@@ -182,14 +190,15 @@ export class Runtime {
 
   /**
    * Queue one dispatch: `params` fills the slot bound at binding 0, `buffers` are bindings 1..n,
-   * `groups` the workgroup counts. `element` describes an elementwise call that a prepared program may fuse.
+   * `groups` the workgroup counts. `element` describes an elementwise call that a prepared program may
+   * fuse; `refresh` recomputes `params` for a prepared program (see Refresh).
    */
-  dispatch(kernel: KernelSource, buffers: readonly GPUBuffer[], params: Uint32Array, groups: readonly [number, number, number], element?: ElementCall): void {
+  dispatch(kernel: KernelSource, buffers: readonly GPUBuffer[], params: Uint32Array, groups: readonly [number, number, number], element?: ElementCall, refresh?: Refresh): void {
     this.check();
     if (groups[0] === 0 || groups[1] === 0 || groups[2] === 0) return;
     if (params.length > PARAM_SLOT_WORDS) throw new Error(`webgpu: ${params.length} parameter words exceed a slot (${PARAM_SLOT_WORDS})`);
     if (this.sink) {
-      this.sink.dispatch(kernel, buffers, params, groups, element);
+      this.sink.dispatch(kernel, buffers, params, groups, element, refresh);
       return;
     }
     if (this.slots === ARENA_SLOTS) this.flush();

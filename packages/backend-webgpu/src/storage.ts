@@ -70,10 +70,14 @@ export class WebGPUStorage {
     return this.buf === null;
   }
 
+  /** How many storages have been released so far (a prepared program checks its storages only after one was). */
+  static releases = 0;
+
   /** Detach the buffer (the backend returns it to the pool). */
   release(): WebGPUType<'GPUBuffer'> {
     const b = this.buffer;
     this.buf = null;
+    WebGPUStorage.releases++;
     return b;
   }
 }
@@ -102,8 +106,13 @@ export class BufferPool {
     const b = list?.pop();
     if (b) {
       this.pooledBytes -= size;
-      const i = this.order.findIndex((e) => e.buffer === b);
-      if (i >= 0) this.order.splice(i, 1);
+      // The buffer popped is its class's last released: search from the newest end.
+      for (let i = this.order.length - 1; i >= 0; i--) {
+        if (this.order[i]!.buffer === b) {
+          this.order.splice(i, 1);
+          break;
+        }
+      }
       return b;
     }
     const made = this.create(size, this.usage);

@@ -8,10 +8,11 @@ import '@core/backend-cpu';
 import { F, nn } from '@core/nn';
 import { Adam, AdamW, SGD, StepLR } from '@core/optim';
 import {
-  autocast, compile, CompileError, float16, GradScaler, int32, manualSeed, randint, randn, registerBackend, zeros, type Tensor,
+  type AdamSpec, autocast, compile, CompileError, float16, GradScaler, int32, manualSeed, randint, randn, registerBackend, zeros, type Tensor,
 } from '@core/tensor';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WebGPUError, type WebGPUBackend } from '../src/index.js';
+import type { WebGPUPreparedProgram } from '../src/prepared.js';
 import { startBackend } from './helpers.js';
 import { TinyGpt } from './tiny-gpt.js';
 
@@ -253,6 +254,61 @@ describe('Backend.prepare on webgpu: prepared programs', () => {
     expect(await read(out)).toEqual([3, 3, 3, 3]);
     program.release();
     backend.free(out);
+  });
+
+  it("a varying call with its last run's arguments runs no kernel and writes no parameters; adamw with a new spec only has its parameters rewritten; eager's bits", async () => {
+    const n = 8;
+    const store = (values: readonly number[]) => {
+      const s = backend.alloc(0, 'float32', n);
+      backend.write(s, new Float32Array(values), 0);
+      return s;
+    };
+    const start = Array.from({ length: n }, (_, i) => (i - 3) / 4);
+    const grad = Array.from({ length: n }, (_, i) => (i % 3) - 1 + i / 8);
+    const zero = new Array<number>(n).fill(0);
+    // The same update twice: through the program (a) and eagerly (b).
+    const [a, b] = [0, 1].map(() => ({ p: ref(store(start), n), g: ref(store(grad), n), m: ref(store(zero), n), v: ref(store(zero), n), out: ref(backend.alloc(0, 'float32', n), n) }));
+    const specAt = (step: number): AdamSpec => ({
+      step, lr: 0.01, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, decoupled: true, maximize: false,
+      stepSize: 0.01 / (1 - 0.9 ** step), biasCorrection2Sqrt: Math.sqrt(1 - 0.999 ** step),
+    });
+    let spec = specAt(1);
+    let scale = 2;
+    const program = backend.prepare!([
+      { run: () => backend.fused!.adamw!(a!.p, a!.g, a!.m, a!.v, null, spec), varies: true },
+      { run: () => backend.kernels.fill(a!.out, scale), varies: true },
+    ]) as WebGPUPreparedProgram;
+    const queue = backend.device.queue;
+    const writeBuffer = queue.writeBuffer;
+    const run = async () => {
+      await backend.synchronize(0); // the eager calls' batch goes first: the writes counted are the program's
+      let writes = 0;
+      queue.writeBuffer = function (this: GPUQueue, ...args: Parameters<GPUQueue['writeBuffer']>) {
+        writes++;
+        return writeBuffer.apply(this, args);
+      } as GPUQueue['writeBuffer'];
+      try {
+        expect(program.run()).toBe(true);
+      } finally {
+        queue.writeBuffer = writeBuffer;
+      }
+      backend.fused!.adamw!(b!.p, b!.g, b!.m, b!.v, null, spec);
+      backend.kernels.fill(b!.out, scale);
+      return { reran: program.reran, refreshed: program.refreshed, writes };
+    };
+    expect(await run()).toEqual({ reran: 0, refreshed: 0, writes: 0 }); // prepare's arguments: the recorded commands as they are
+    spec = specAt(2);
+    expect(await run()).toEqual({ reran: 0, refreshed: 1, writes: 1 }); // adamw's parameters only
+    scale = 3;
+    expect(await run()).toEqual({ reran: 1, refreshed: 0, writes: 1 }); // the fill ran again for its new value
+    expect(await run()).toEqual({ reran: 0, refreshed: 0, writes: 0 });
+    spec = specAt(3);
+    expect(await run()).toEqual({ reran: 0, refreshed: 1, writes: 1 });
+    const words = async (r: { storage: ReturnType<WebGPUBackend['alloc']> }) => Array.from(new Uint32Array((await backend.read(r.storage) as Float32Array).buffer));
+    for (const k of ['p', 'm', 'v', 'out'] as const) expect(await words(a![k])).toEqual(await words(b![k]));
+    expect(await read(a!.out.storage)).toEqual(new Array<number>(n).fill(3));
+    program.release();
+    for (const set of [a!, b!]) for (const r of Object.values(set)) backend.free(r.storage);
   });
 });
 
