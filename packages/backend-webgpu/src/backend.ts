@@ -8,7 +8,8 @@ import { Runtime } from './runtime.js';
 import { deviceItemSize, sizeClass, WebGPUStorage } from './storage.js';
 import type { ShaderEnv } from './wgsl/gen.js';
 
-const IMPLEMENTS_CONTRACT = '1.5.0';
+// 1.6.0: `prepare` reads its options (`deadAfter`, for fusion); the fused kernels added in 1.6.0 and 1.7.0 are optional.
+const IMPLEMENTS_CONTRACT = '1.6.0';
 const FULL: DTypeSupport = { storage: true, compute: true };
 const DTYPES: readonly DTypeName[] = ['float32', 'float16', 'bfloat16', 'int32', 'bool'];
 

@@ -42,7 +42,7 @@ function close(got: number[], want: number[], tol: number): void {
 
 describe('fused kernels through core', () => {
   it('declares contract 1.5.0 (prepared programs) and all seven fused kernels', () => {
-    expect(gpu.contractVersion).toBe('1.5.0');
+    expect(gpu.contractVersion).toBe('1.6.0');
     expect(gpu.prepare).toBeTypeOf('function');
     expect(Object.keys(gpu.fused ?? {}).sort()).toEqual(['adamw', 'addcmul', 'attention', 'crossEntropy', 'logSoftmax', 'softmax', 'unscaleAndCheck']);
   });
