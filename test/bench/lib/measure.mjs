@@ -1,7 +1,11 @@
 // Timing and result checks shared by the benchmarks.
 
-/** measure()'s defaults; a library timed in another process (PyTorch) gets the same rules. */
-export const MEASURE_DEFAULTS = Object.freeze({ warmup: 1, warmupMs: 500, budgetMs: 1500, coldCapMs: 8000, minReps: 3, maxReps: 15, oneRunIfSlow: true });
+/**
+ * measure()'s defaults; a library timed in another process (PyTorch) gets the same rules. Up to 101
+ * timed runs: 15 runs of a 1.3 ms training step spanned 20 ms, too short a window for a steady median
+ * (the MLP step's figure moved by 2× between runs).
+ */
+export const MEASURE_DEFAULTS = Object.freeze({ warmup: 1, warmupMs: 500, budgetMs: 1500, coldCapMs: 8000, minReps: 3, maxReps: 101, oneRunIfSlow: true });
 
 /**
  * The median wall time of `run` (which must return only once the work is done), after warm-up

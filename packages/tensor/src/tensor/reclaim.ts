@@ -7,7 +7,8 @@
 // - In Node, the registry comes from a context where V8's `cleanupSome` exists: every allocation
 //   first runs the callbacks of storages already collected, synchronously.
 // - Core counts the bytes of storages not yet freed. When they pass a watermark (what was live
-//   after the last reclaim, plus 128 MiB or twice the JavaScript heap, whichever is larger), core
+//   after the last reclaim, plus 64 MiB, four times the largest storage freed in the last round, up
+//   to 256 MiB, or twice the JavaScript heap, whichever is largest), core
 //   asks the engine for a full collection (V8 processes finalization
 //   records only in full collections) and runs the callbacks. Where the engine offers neither
 //   (browsers), it warns once with the fix.
@@ -44,14 +45,21 @@ interface VmModule { createContext(): object; runInContext(code: string, context
 type CleanupSomeRegistry = FinalizationRegistry<Held> & { cleanupSome(): void };
 type GcFunction = () => void;
 
+const MIN_WATERMARK = 64 * 2 ** 20;
+
 /**
- * The least headroom between reclaims. A training step's live bytes swing by tens of MiB within
- * the step (a convolution's columns live from its forward pass to its backward pass), and a
- * headroom not much above that swing forces a full collection at nearly every step: the mnist
- * Net's float32 step forced 1.0 per step at 64 MiB and 0.34 at 128 MiB, which took 6% off its CPU
- * time (measured with perf stat on one thread).
+ * The headroom is also at least LARGEST_FACTOR times the largest storage freed (explicitly or
+ * found by the collector) since the reclaim before the last, up to MAX_LARGEST_HEADROOM: tensors
+ * that come and go, not those kept (a model, a dataset). A training step's live bytes swing by a
+ * few of its largest tensors within the step (a convolution's columns live from its forward pass
+ * to its backward pass), and a headroom not well above that swing forces a full collection at
+ * nearly every step:
+ * the mnist Net's float32 step (42 MiB columns) forced 71 in 70 steps at a flat 64 MiB, 19 with
+ * this, for 10% more steps/s; an MLP whose tensors are small keeps the 64 MiB, which a larger flat
+ * headroom made slower (its garbage spread over twice the memory).
  */
-const MIN_WATERMARK = 128 * 2 ** 20;
+const LARGEST_FACTOR = 4;
+const MAX_LARGEST_HEADROOM = 256 * 2 ** 20;
 
 /**
  * What one pending storage counts for: its bytes, but at least about what its tensor, storage,
@@ -68,6 +76,8 @@ export function accountedBytes(bytes: number): number {
 
 let live = 0;
 let watermark = MIN_WATERMARK;
+/** The largest storage (accounted bytes) freed since the last reclaim. */
+let largestFreed = 0;
 let warned = false;
 let finalizedSinceReclaim = 0;
 
@@ -75,6 +85,7 @@ function finalize(held: Held): void {
   if (held.freed) return;
   held.freed = true;
   live -= held.bytes;
+  if (held.bytes > largestFreed) largestFreed = held.bytes;
   finalizedSinceReclaim++;
   held.backend.free(held.handle);
 }
@@ -131,6 +142,7 @@ export function untrack(held: Held): void {
   if (held.freed) return;
   held.freed = true;
   live -= held.bytes;
+  if (held.bytes > largestFreed) largestFreed = held.bytes;
 }
 
 /** Called before every allocation of `bytes`: frees what the collector already found, and reclaims past the watermark. */
@@ -158,7 +170,8 @@ function reclaim(): void {
   // added to what is live, not a multiple of it: with much live memory (a model, a compiled
   // program), twice the live bytes let as much garbage pile up, all of it fresh memory, which
   // made a convolution next to a 120 MiB program 10× slower than next to none.
-  watermark = live + Math.max(MIN_WATERMARK, 2 * (engine.heapBytes?.() ?? 0));
+  watermark = live + Math.max(MIN_WATERMARK, 2 * (engine.heapBytes?.() ?? 0), Math.min(LARGEST_FACTOR * largestFreed, MAX_LARGEST_HEADROOM));
+  largestFreed = 0;
 }
 
 /**
