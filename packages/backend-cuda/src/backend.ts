@@ -37,7 +37,19 @@ export interface CudaBackend extends Backend<CudaStorage> {
    * Whether prepared programs (compile()) fuse elementwise calls: NVRTC as the addon found it
    * (CORE_CUDA_NVRTC, else libnvrtc.so.13, then .so.12), or why not (also when CORE_CUDA_FUSION=0).
    */
-  fusionStatus(): { readonly available: boolean; readonly library: string; readonly version: string; readonly reason: string };
+  fusionStatus(): CudaFusionStatus;
+}
+
+/** What `CudaBackend.fusionStatus()` reports. */
+export interface CudaFusionStatus {
+  /** Prepared programs fuse elementwise calls (NVRTC loaded, fusion not turned off). */
+  readonly available: boolean;
+  /** The NVRTC library the addon loaded, or '' when none was found. */
+  readonly library: string;
+  /** NVRTC's version ('13.0'), or '' without it. */
+  readonly version: string;
+  /** Why there is no fusion ('' when there is). */
+  readonly reason: string;
 }
 
 /**

@@ -6,7 +6,7 @@ import { createCudaBackend } from './backend.js';
 
 registerBackend({ name: 'cuda', priority: 300, create: () => createCudaBackend() });
 
-export { createCudaBackend, probeCuda, type CudaBackend, type CudaBackendOptions } from './backend.js';
+export { createCudaBackend, probeCuda, type CudaBackend, type CudaBackendOptions, type CudaFusionStatus } from './backend.js';
 export { CudaUnavailableError } from './errors.js';
 export { CudaStorage } from './storage.js';
 export type { CudaDeviceInfo, CudaProbe, CudaStats, GemmMode } from './native.js';
