@@ -10,7 +10,7 @@ import '@core/backend-webgpu';
 import { F, nn } from '@core/nn';
 import { AdamW, SGD } from '@core/optim';
 import { availableDevices, compile, getBackend, int32, manualSeed, randint, randn, setDefaultDevice } from '@core/tensor';
-import { GPT } from './lib/programs.mjs';
+import { GPT, trainingStep } from './lib/programs.mjs';
 import { writeGuide } from './guide.mjs';
 import { reportHeader, resultsTable, writeReport } from './lib/report.mjs';
 import { installedVersion } from './lib/version.mjs';
@@ -76,26 +76,12 @@ async function trainingRow(id, workload, make) {
 const dispatchNotes = [];
 await trainingRow('mlp', 'MLP 784→256→10 step, batch 128, SGD', (dev) => {
   const model = new nn.Sequential(new nn.Linear(784, 256), new nn.ReLU(), new nn.Linear(256, 10)).to(dev);
-  const optimizer = new SGD(model.parameters(), { lr: 0.01 });
-  const step = (x, y) => {
-    optimizer.zeroGrad();
-    const loss = F.crossEntropy(model.call(x), y);
-    loss.backward();
-    optimizer.step();
-    return loss;
-  };
+  const step = trainingStep(new SGD(model.parameters(), { lr: 0.01 }), (x, y) => F.crossEntropy(model.call(x), y));
   return { step, inputs: [randn([128, 784]).to(dev), randint(0, 10, [128]).to(dev)] };
 });
 await trainingRow('gpt', 'GPT train step (nanoGPT, 2 layers, 64 wide, 4 heads, block 32, 65 tokens), batch 8, AdamW', (dev) => {
   const model = new GPT({ vocabSize: 65, blockSize: 32, nLayer: 2, nHead: 4, nEmbd: 64 }).to(dev);
-  const optimizer = new AdamW(model.parameters(), { lr: 1e-3 });
-  const step = (idx, targets) => {
-    optimizer.zeroGrad();
-    const loss = model.call(idx, targets);
-    loss.backward();
-    optimizer.step();
-    return loss;
-  };
+  const step = trainingStep(new AdamW(model.parameters(), { lr: 1e-3 }), (idx, targets) => model.call(idx, targets));
   return { step, inputs: [randint(0, 65, [8, 32], { dtype: int32 }).to(dev), randint(0, 65, [8, 32], { dtype: int32 }).to(dev)] };
 });
 

@@ -9,34 +9,20 @@
 import { F, nn } from '@core/nn';
 import { AdamW, SGD } from '@core/optim';
 import { compile, int32, manualSeed, randint, randn } from '@core/tensor';
-import { GPT } from '../../../test/bench/lib/programs.mjs';
+import { GPT, trainingStep } from '../../../test/bench/lib/programs.mjs';
 
 /** A training step of `model` on fixed inputs, and the inputs. */
 const workloads = {
   'MLP 784-256-10, batch 128, SGD': () => {
     manualSeed(0);
     const model = new nn.Sequential(new nn.Linear(784, 256), new nn.ReLU(), new nn.Linear(256, 10));
-    const opt = new SGD(model.parameters(), { lr: 0.01 });
-    const step = (x, y) => {
-      opt.zeroGrad();
-      const loss = F.crossEntropy(model.call(x), y);
-      loss.backward();
-      opt.step();
-      return loss;
-    };
+    const step = trainingStep(new SGD(model.parameters(), { lr: 0.01 }), (x, y) => F.crossEntropy(model.call(x), y));
     return { step, inputs: [randn([128, 784]), randint(0, 10, [128])] };
   },
   'GPT 2 layers, 64 wide, block 32, batch 8, AdamW': () => {
     manualSeed(0);
     const model = new GPT({ vocabSize: 65, blockSize: 32, nLayer: 2, nHead: 4, nEmbd: 64 });
-    const opt = new AdamW(model.parameters(), { lr: 1e-3 });
-    const step = (idx, targets) => {
-      opt.zeroGrad();
-      const loss = model.call(idx, targets);
-      loss.backward();
-      opt.step();
-      return loss;
-    };
+    const step = trainingStep(new AdamW(model.parameters(), { lr: 1e-3 }), (idx, targets) => model.call(idx, targets));
     return { step, inputs: [randint(0, 65, [8, 32], { dtype: int32 }), randint(0, 65, [8, 32], { dtype: int32 })] };
   },
 };

@@ -6,6 +6,17 @@
 import { F, nn } from '@core/nn';
 import { arange, int32, noGrad, tensor } from '@core/tensor';
 
+/** One training step as a loop writes it: zero the grads, the loss of the inputs, backward, update; returns the loss. */
+export function trainingStep(optimizer, lossOf) {
+  return (...inputs) => {
+    optimizer.zeroGrad();
+    const loss = lossOf(...inputs);
+    loss.backward();
+    optimizer.step();
+    return loss;
+  };
+}
+
 /** main.py's Net: two 3×3 convolutions, max pooling, dropout, two Linears, log-probabilities [N, 10] of images [N, 1, 28, 28]. */
 export class Net extends nn.Module {
   constructor() {
