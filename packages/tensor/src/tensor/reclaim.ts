@@ -49,12 +49,12 @@ const MIN_WATERMARK = 64 * 2 ** 20;
 
 /**
  * The headroom is also at least LARGEST_FACTOR times the largest storage freed (explicitly or
- * found by the collector) since the reclaim before the last, up to MAX_LARGEST_HEADROOM: tensors
+ * found by the collector) since the previous reclaim, up to MAX_LARGEST_HEADROOM: tensors
  * that come and go, not those kept (a model, a dataset). A training step's live bytes swing by a
  * few of its largest tensors within the step (a convolution's columns live from its forward pass
  * to its backward pass), and a headroom not well above that swing forces a full collection at
  * nearly every step:
- * the mnist Net's float32 step (42 MiB columns) forced 71 in 70 steps at a flat 64 MiB, 19 with
+ * the mnist Net's float32 step (42 MiB columns) forced 71 in 70 steps at a flat 64 MiB, 20 with
  * this, for 10% more steps/s; an MLP whose tensors are small keeps the 64 MiB, which a larger flat
  * headroom made slower (its garbage spread over twice the memory).
  */
@@ -64,11 +64,10 @@ const MAX_LARGEST_HEADROOM = 256 * 2 ** 20;
 /**
  * What one pending storage counts for: its bytes, but at least about what its tensor, storage,
  * backend handle, finalization record and the op's bookkeeping take on the JavaScript heap, so a
- * loop of tiny tensors reaches the watermark too (measured at a 64 MiB watermark: a synchronous
- * loop of 200,000 `randn([16]).mul(2).add(1)` peaks at a 44 MiB heap with 2 KiB here, 530 MiB with
- * 512 bytes). It is MIN_WATERMARK / 32,768, so that as many tiny tensors wait as did then.
+ * loop of tiny tensors reaches the watermark too (measured: a synchronous loop of 200,000
+ * `randn([16]).mul(2).add(1)` peaks at a 44 MiB heap with 2 KiB here, 530 MiB with 512 bytes).
  */
-const MIN_ACCOUNTED_BYTES = MIN_WATERMARK / 32_768;
+const MIN_ACCOUNTED_BYTES = 2048;
 
 export function accountedBytes(bytes: number): number {
   return Math.max(bytes, MIN_ACCOUNTED_BYTES);
@@ -76,16 +75,22 @@ export function accountedBytes(bytes: number): number {
 
 let live = 0;
 let watermark = MIN_WATERMARK;
-/** The largest storage (accounted bytes) freed since the last reclaim. */
+/** The largest storage (accounted bytes) freed since the last reclaim; the next reclaim's headroom counts it. */
 let largestFreed = 0;
 let warned = false;
 let finalizedSinceReclaim = 0;
 
-function finalize(held: Held): void {
-  if (held.freed) return;
+/** Counts `held` freed, once: its bytes leave the live ones and count for the next headroom. False when it already was. */
+function markFreed(held: Held): boolean {
+  if (held.freed) return false;
   held.freed = true;
   live -= held.bytes;
   if (held.bytes > largestFreed) largestFreed = held.bytes;
+  return true;
+}
+
+function finalize(held: Held): void {
+  if (!markFreed(held)) return;
   finalizedSinceReclaim++;
   held.backend.free(held.handle);
 }
@@ -139,10 +144,7 @@ export function track(owner: object, held: Held): void {
 
 /** `owner` was freed explicitly: its record, still registered, will do nothing. */
 export function untrack(held: Held): void {
-  if (held.freed) return;
-  held.freed = true;
-  live -= held.bytes;
-  if (held.bytes > largestFreed) largestFreed = held.bytes;
+  markFreed(held);
 }
 
 /** Called before every allocation of `bytes`: frees what the collector already found, and reclaims past the watermark. */
