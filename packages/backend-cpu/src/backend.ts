@@ -112,7 +112,8 @@ function checkDevice(index: number, what: string): void {
 export function createCpuBackend(options: CpuBackendOptions = {}): CpuBackend {
   checkNativeOptions(options);
   const runtime = wasmWanted(options) ? new WasmRuntime({ threads: options.threads, sharedMemory: options.sharedMemory }) : null;
-  const native = options.kernels ? { loaded: false as const, reason: 'the backend option kernels replaces every kernel' } : loadNative(options);
+  // Parking the wasm pool before each native call leaves the cores to the native threads.
+  const native = options.kernels ? { loaded: false as const, reason: 'the backend option kernels replaces every kernel' } : loadNative(options, runtime ? () => runtime.park() : undefined);
   const kernels = options.kernels ?? (runtime ? wasmKernels(runtime, CpuKernels) : CpuKernels);
   const withNativeFused = (fused: Partial<FusedKernels<CpuStorage>>) => ('info' in native ? nativeFused(native, fused) : fused);
   // Storages carry the tag of the backend that allocated them: catches double frees and foreign storages.

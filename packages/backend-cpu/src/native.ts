@@ -250,6 +250,18 @@ function requireAddon(path: string): CpuAddon | string {
   }
 }
 
+/** The addon with `beforeCall` run ahead of each of its functions (looked up on the module at each call). */
+function announcing(addon: CpuAddon, beforeCall: () => void): CpuAddon {
+  const module = addon as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const entries = Object.entries(addon).map(([name, value]) => [name, typeof value === 'function'
+    ? (...args: unknown[]) => {
+        beforeCall();
+        return module[name]!(...args);
+      }
+    : value]);
+  return Object.fromEntries(entries) as CpuAddon;
+}
+
 /**
  * The GEMM to run: the one asked for (option, else CORE_CPU_GEMM) if this machine has it; else the
  * AVX-512 micro-kernel where the CPU has it (it outran OpenBLAS 0.3.21's cblas_sgemm on the
@@ -274,16 +286,20 @@ export function checkNativeOptions(options: NativeChoice): void {
   }
 }
 
-/** Loads the native path, or says in one line why it does not run. Never throws. */
-export function loadNative(options: NativeChoice): NativePath | CpuNativeUnavailable {
+/**
+ * Loads the native path, or says in one line why it does not run. Never throws. `beforeCall` runs
+ * before each call into the addon (the wasm pool parks its spinning workers there).
+ */
+export function loadNative(options: NativeChoice, beforeCall?: () => void): NativePath | CpuNativeUnavailable {
   const off = (reason: string): CpuNativeUnavailable => ({ loaded: false, reason: oneLine(reason) });
   if (options.native === false) return off('turned off by the backend option native: false');
   if (options.native === undefined && env('CORE_CPU_NATIVE') === '0') return off('turned off by CORE_CPU_NATIVE=0');
   if (!isNode()) return off('native kernels run only in Node');
   const path = options.nativeAddon ?? defaultAddonPath();
   if (path === undefined) return off('Node built-in modules are not reachable (process.getBuiltinModule needs Node ≥ 20.16)');
-  const addon = requireAddon(path);
-  if (typeof addon === 'string') return off(addon);
+  const loaded = requireAddon(path);
+  if (typeof loaded === 'string') return off(loaded);
+  const addon = beforeCall ? announcing(loaded, beforeCall) : loaded;
   let probe: ReturnType<CpuAddon['info']>;
   try {
     probe = addon.info();

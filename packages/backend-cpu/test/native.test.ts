@@ -161,6 +161,39 @@ describe('native matmul routing', () => {
   });
 });
 
+describe('native calls and the wasm pool', () => {
+  it('runs beforeCall ahead of every call into the addon (where the wasm pool parks its spinning workers)', () => {
+    const be = createCpuBackend({ wasm: false, native: false });
+    let announced = 0;
+    const native = loadNative({ native: true }, () => announced++);
+    if (!('info' in native)) throw new Error(`the addon did not load: ${native.reason}`);
+    // The addon's own calls, counted on its module (the loaded path looks each entry point up there).
+    const module = createRequire(import.meta.url)(ADDON) as Record<string, unknown>;
+    announced = 0; // loading called info()
+    const saved = Object.entries(module).filter((entry): entry is [string, (...args: unknown[]) => unknown] => typeof entry[1] === 'function');
+    const order: string[] = [];
+    for (const [name, fn] of saved) {
+      module[name] = (...args: unknown[]) => {
+        order.push(`${name} after ${announced} announced`);
+        return fn(...args);
+      };
+    }
+    try {
+      const kernels = nativeKernels(native, CpuKernels);
+      const a = ref(be, randoms(64 * 64, 3), [1, 64, 64]);
+      const out = ref(be, new Float32Array(64 * 64), [1, 64, 64]);
+      kernels.matmul(a, a, out, 'float32');
+      expectMatmulClose(a, a, out);
+      expect(order.some((call) => call.startsWith('gemm '))).toBe(true);
+      // Each call into the addon came right after its own announcement.
+      expect(order).toEqual(order.map((call, i) => call.replace(/\d+ announced$/, `${i + 1} announced`)));
+      expect(announced).toBe(order.length);
+    } finally {
+      for (const [name, fn] of saved) module[name] = fn;
+    }
+  });
+});
+
 type Layout = { at?: boolean; bt?: boolean; ot?: boolean; abatch?: number; bbatch?: number; offset?: number };
 
 const CASES: [string, number, number, number, number, Layout][] = [

@@ -6,10 +6,11 @@ import { bfloat16BitsToNumber, float16BitsToNumber, float32ToBFloat16Bits, float
 import { describe, expect, it } from 'vitest';
 import { createCpuBackend } from '../src/backend.js';
 import { CpuFused, CpuKernels } from '../src/kernels/index.js';
-import type { CpuStorage } from '../src/storage.js';
 import { expectMatmulClose, strides } from './helpers.js';
 import { RESERVED_BYTES } from '../src/wasm/heap.js';
+import { wasmKernels } from '../src/wasm/kernels.js';
 import { WasmRuntime } from '../src/wasm/runtime.js';
+import { CpuStorage } from '../src/storage.js';
 
 type Ref = TensorRef<CpuStorage>;
 
@@ -664,6 +665,39 @@ describe('threads and memory', () => {
     const [caller, worker] = W.wasm!.tasksRun();
     expect(caller).toBeGreaterThan(0);
     expect(worker).toBeGreaterThan(0);
+  });
+
+  it('a parked pool sleeps at once, however long its workers would spin, and its next job still runs on them', async () => {
+    // Workers that would spin for ten minutes after a job: only park() sends them to sleep (the
+    // native path parks before each addon call, so its threads get the cores).
+    const runtime = new WasmRuntime({ threads: 2, spinMs: 600_000 });
+    const kernels = wasmKernels(runtime, CpuKernels);
+    const n = 256;
+    const storage = (): CpuStorage => new CpuStorage('float32', n * n, runtime.heap);
+    const a: Ref = { storage: storage(), dtype: 'float32', shape: [1, n, n], strides: [n * n, n, 1], offset: 0 };
+    a.storage.data.fill(1);
+    const c: Ref = { ...a, storage: storage() };
+    const until = async (done: () => boolean, what: string): Promise<void> => {
+      const deadline = Date.now() + 20_000; // a hang guard only: each wait ends in milliseconds
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        kernels.matmul(a, a, c, 'float32');
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    };
+    await until(() => runtime.tasksRun()[1] > 0, 'the worker to take a task');
+    expect(runtime.sleepingWorkers()).toBe(0);
+    runtime.park();
+    const deadline = Date.now() + 20_000;
+    while (runtime.sleepingWorkers() === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(runtime.sleepingWorkers()).toBe(1);
+    const before = runtime.tasksRun()[1];
+    try {
+      await until(() => runtime.tasksRun()[1] > before, 'the parked worker to take a task again');
+    } finally {
+      runtime.park(); // not left spinning for the rest of the run
+    }
+    expect(c.storage.data[0]).toBe(n);
   });
 
   it('one thread and a plain memory give the same bits as two threads', () => {

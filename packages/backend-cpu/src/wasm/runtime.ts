@@ -21,6 +21,8 @@ export interface WasmRuntimeOptions {
   readonly threads?: number;
   /** false: a plain memory and one thread, as in pages without cross-origin isolation. */
   readonly sharedMemory?: boolean;
+  /** How long a worker spins for the next job before it sleeps (default 2 ms; tests lengthen it). */
+  readonly spinMs?: number;
 }
 
 function decode(base64: string): Uint8Array {
@@ -103,7 +105,7 @@ export class WasmRuntime {
     const bytes = this.relaxedSimd ? relaxedBytes : decode(shared ? SHARED_MODULE_BASE64 : SINGLE_MODULE_BASE64);
     const start = (module: WebAssembly.Module): void => {
       try {
-        this.instantiate(module, threads);
+        this.instantiate(module, threads, options.spinMs);
       } catch (error) {
         this.failure = `the kernels module did not start: ${(error as Error).message}`;
       }
@@ -124,7 +126,7 @@ export class WasmRuntime {
     }
   }
 
-  private instantiate(module: WebAssembly.Module, threads: number): void {
+  private instantiate(module: WebAssembly.Module, threads: number, spinMs: number | undefined): void {
     const memory = this.heap.memory;
     const instance = new WebAssembly.Instance(module, { env: { memory } });
     const exports = instance.exports;
@@ -138,7 +140,7 @@ export class WasmRuntime {
     const args = this.heap.alloc(ARGS_BYTES);
     if (control < 0 || args < 0) throw new Error('no memory for the control block');
     this.views.i32.fill(0, control >> 2, (control + CONTROL_BYTES) >> 2);
-    const pool = new ThreadPool(module, memory, exports, control, threads);
+    const pool = new ThreadPool(module, memory, exports, control, threads, spinMs);
     const scratch = this.heap.alloc(scratchBytes * pool.threads);
     if (scratch < 0) throw new Error('no memory for thread scratch');
     this.kernels = { exports, pool, scratch, scratchBytes, args };
@@ -192,6 +194,16 @@ export class WasmRuntime {
       return;
     }
     k.pool.run(kernel, k.args, tasks, threads);
+  }
+
+  /** Sends the pool's spinning workers to sleep (before the native kernels run on their own threads). */
+  park(): void {
+    this.kernels?.pool.park();
+  }
+
+  /** Workers asleep now. */
+  sleepingWorkers(): number {
+    return this.kernels?.pool.sleeping() ?? 0;
   }
 
   /** Runs a kernel (its KERNEL_NAMES index) on an argument block of the caller's, e.g. a prepared program's. */

@@ -8,12 +8,15 @@ import { isNode, nodeModule } from './host.js';
 
 /**
  * Control block layout, in int32 words: 0 job generation (workers wait on it), 1 kernel index,
- * 2 argument block address, 3 task count, 5 tasks finished, 16 + t tasks run by thread t (ever);
+ * 2 argument block address, 3 task count, 5 tasks finished, 6 park (non-zero: stop spinning and
+ * sleep), 7 workers asleep, 16 + t tasks run by thread t (ever);
  * int64 word 4 (bytes 32–39) is the claim counter, generation << 32 | next task, so a claim can
  * only succeed in the job it was read for. The two functions below are shipped to workers as source text, so they use these
  * word numbers literally and refer to nothing outside themselves.
  */
 export const CONTROL_BYTES = 128;
+/** How long a worker spins for the next job before it sleeps, in milliseconds. */
+const SPIN_MS = 2;
 /** At most this many threads (the per-thread task counters fill the control block). */
 export const MAX_THREADS = 16;
 
@@ -45,6 +48,7 @@ interface WorkerInit {
   controlAddress: number;
   thread: number;
   kernelNames: readonly string[];
+  spinMs: number;
 }
 
 /** A worker's life: instantiate the module on the shared memory, then run jobs forever. */
@@ -55,16 +59,19 @@ function workerMain(init: WorkerInit, run: typeof runTasks): void {
   const claims = new BigInt64Array(init.memory.buffer, init.controlAddress, 16);
   let seen = 0;
   for (;;) {
-    // Spin for up to ~2 ms before sleeping (as OpenMP runtimes do), so the kernels of a training
-    // step, which come a few microseconds apart, start without a futex wake-up each.
+    // Spin for up to spinMs (2 ms) before sleeping (as OpenMP runtimes do), so the kernels of a training
+    // step, which come a few microseconds apart, start without a futex wake-up each; unless the
+    // caller parks the pool, as it does before native kernels, whose threads need these cores.
     let generation = Atomics.load(control, 0);
-    const until = performance.now() + 2;
+    const until = performance.now() + init.spinMs;
     for (let spin = 0; generation === seen; spin++) {
       generation = Atomics.load(control, 0);
-      if ((spin & 1023) === 1023 && performance.now() > until) break;
+      if (Atomics.load(control, 6) !== 0 || ((spin & 1023) === 1023 && performance.now() > until)) break;
     }
     if (generation === seen) {
+      Atomics.add(control, 7, 1);
       Atomics.wait(control, 0, seen);
+      Atomics.sub(control, 7, 1);
       generation = Atomics.load(control, 0);
     }
     seen = generation;
@@ -122,6 +129,8 @@ export class ThreadPool {
   private readonly blocking = canBlock();
   private generation = 0;
   private started = false;
+  /** Whether workers may be spinning after a job (cleared by `park`). */
+  private spinning = false;
 
   constructor(
     private readonly module: WebAssembly.Module,
@@ -129,6 +138,8 @@ export class ThreadPool {
     exports: WebAssembly.Exports,
     private readonly controlAddress: number,
     threads: number,
+    /** How long a worker spins for the next job before it sleeps. */
+    private readonly spinMs = SPIN_MS,
   ) {
     this.control = new Int32Array(memory.buffer, controlAddress, CONTROL_BYTES / 4);
     this.claims = new BigInt64Array(memory.buffer, controlAddress, CONTROL_BYTES / 8);
@@ -142,7 +153,7 @@ export class ThreadPool {
     for (let thread = 1; thread < this.threads; thread++) {
       const worker = startWorker();
       if (!worker) throw new Error('cpu wasm: a worker thread could not be started');
-      const init: WorkerInit = { module: this.module, memory: this.memory, controlAddress: this.controlAddress, thread, kernelNames: KERNEL_NAMES };
+      const init: WorkerInit = { module: this.module, memory: this.memory, controlAddress: this.controlAddress, thread, kernelNames: KERNEL_NAMES, spinMs: this.spinMs };
       worker.postMessage(init);
     }
   }
@@ -152,6 +163,21 @@ export class ThreadPool {
     // One thread never runs parallel jobs (and its plain memory may have moved when it grew).
     if (this.threads === 1) return [0];
     return Array.from({ length: this.threads }, (_, t) => Atomics.load(this.control, 16 + t));
+  }
+
+  /**
+   * Sends workers spinning after the last job to sleep at once: the caller is about to run work of
+   * its own threads (the native kernels), and a spinning worker would take a core from them.
+   */
+  park(): void {
+    if (!this.spinning) return;
+    this.spinning = false;
+    Atomics.store(this.control, 6, 1);
+  }
+
+  /** Workers asleep now (the others spin or run tasks, or have not started). */
+  sleeping(): number {
+    return this.threads === 1 ? 0 : Atomics.load(this.control, 7);
   }
 
   /** Runs tasks 0 … tasks−1 of `kernel` over the pool (on this thread alone when `threads` is 1) and returns when all are done. */
@@ -173,6 +199,10 @@ export class ThreadPool {
     control[1] = index;
     control[2] = args;
     control[3] = tasks;
+    if (!this.spinning) {
+      this.spinning = true;
+      Atomics.store(control, 6, 0);
+    }
     Atomics.store(control, 5, 0);
     Atomics.store(this.claims, 4, BigInt(generation) << 32n);
     Atomics.store(control, 0, generation);
