@@ -4,8 +4,12 @@
 // the host time of the call until its work is submitted (the step's JavaScript, the encoding and
 // the submit, which the backend makes in a microtask the step queued; the device idle: each step
 // waits for the previous one outside the timed region, and nothing is read back inside it), that
-// host time per dispatch, and the time until the device is done. No Node APIs: it runs in Node
-// (Dawn) and in a browser page alike.
+// host time per dispatch, and the time until the device is done. Then the same steps queued back to
+// back (each called while the device still runs the ones before, as a training loop that reads its
+// loss only now and then does): their host time per dispatch, the first of them left out. On the
+// software devices here, a step after an idle device runs its JavaScript cold (the device's
+// threads have had the two cores for seconds), so the two figures bracket what a GPU would see.
+// No Node APIs: it runs in Node (Dawn) and in a browser page alike.
 import { F, nn } from '@core/nn';
 import { AdamW, SGD } from '@core/optim';
 import { compile, int32, manualSeed, randint, randn } from '@core/tensor';
@@ -56,12 +60,22 @@ async function measure(backend, steps, make, mode) {
     done.push(performance.now() - t0);
   }
   const after = backend.stats();
+  const queued = [];
+  await backend.synchronize(0);
+  for (let i = 0; i <= steps; i++) {
+    const t0 = performance.now();
+    step(...inputs);
+    await Promise.resolve();
+    if (i > 0) queued.push(performance.now() - t0); // the first follows an idle device
+  }
+  await backend.synchronize(0);
   const replay = mode === 'eager' ? '' : step.explain().programs[0]?.replay ?? 'no program';
   return {
     dispatches: (after.dispatches - before.dispatches) / steps,
     // Each step ends with a synchronize(), which submits what the step queued.
     submits: (after.submits - before.submits) / steps,
     host: median(host),
+    queued: median(queued),
     done: median(done),
     replay,
   };
@@ -75,14 +89,14 @@ export async function measureCompile(backend, steps) {
   const lines = [
     `adapter: ${backend.adapterInfo}; ${steps} steps per figure, medians`,
     '',
-    '| step | mode | dispatches / step | submits / step | host ms / step | host µs / dispatch | ms / step until done |',
-    '|---|---|---|---|---|---|---|',
+    '| step | mode | dispatches / step | submits / step | host ms / step | host µs / dispatch | queued: host ms / step | queued: host µs / dispatch | ms / step until done |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const [name, make] of Object.entries(workloads)) {
     for (const mode of ['eager', 'interpreter', 'prepared']) {
       const r = await measure(backend, steps, make, mode);
-      const perDispatch = (r.host * 1000) / r.dispatches;
-      lines.push(`| ${name} | ${mode === 'eager' ? 'eager' : `compiled, ${mode} replay`} | ${r.dispatches} | ${r.submits} | ${r.host.toFixed(2)} | ${perDispatch.toFixed(1)} | ${r.done.toFixed(2)} |`);
+      const perDispatch = (ms) => ((ms * 1000) / r.dispatches).toFixed(2);
+      lines.push(`| ${name} | ${mode === 'eager' ? 'eager' : `compiled, ${mode} replay`} | ${r.dispatches} | ${r.submits} | ${r.host.toFixed(2)} | ${perDispatch(r.host)} | ${r.queued.toFixed(2)} | ${perDispatch(r.queued)} | ${r.done.toFixed(2)} |`);
       if (mode === 'prepared' && !r.replay.startsWith('prepared')) throw new Error(`expected a prepared replay, got: ${r.replay}`);
     }
   }
