@@ -132,21 +132,26 @@ describe('matmulInFloat32: 16-bit products summed and returned in float32', () =
     expect(() => matmulInFloat32(x.to(float16), y, bfloat16)).toThrow(/got float16/);
   });
 
-  it('with otherShape, casts the strided view straight to the 16-bit operand: no float32 copy of the columns', () => {
+  it('with otherShape, casts each element the windows read once, then copies the columns in 16 bits: no float32 copy of the columns', () => {
     const backend = getBackend('cpu');
     const image = integers([2, 4, 6, 6], 17, float32);
     const windows = image.asStrided([2, 4, 3, 3, 4, 4], [144, 36, 6, 1, 6, 1]);
     const w = integers([1, 5, 36], 18);
     const calls: string[] = [];
     const { copy, cast } = backend.kernels;
-    backend.kernels.copy = (x, out) => { calls.push(`copy ${x.dtype}`); copy.call(backend.kernels, x, out); };
-    backend.kernels.cast = (x, out) => { calls.push(`cast ${x.dtype}->${out.dtype}`); cast.call(backend.kernels, x, out); };
+    const count = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);
+    backend.kernels.copy = (x, out) => { calls.push(`copy ${x.dtype} ×${count(out.shape)}`); copy.call(backend.kernels, x, out); };
+    backend.kernels.cast = (x, out) => { calls.push(`cast ${x.dtype}->${out.dtype} ×${count(out.shape)}`); cast.call(backend.kernels, x, out); };
+    let product: Tensor;
     try {
-      matmulInFloat32(w, windows, bfloat16, { otherShape: [2, 1, 36, 16] });
+      product = matmulInFloat32(w, windows, bfloat16, { otherShape: [2, 1, 36, 16] });
     } finally {
       Object.assign(backend.kernels, { copy, cast });
     }
-    expect(calls).toEqual(['cast float32->bfloat16']);
+    // The 288 pixels are cast once (not the 1,152 window elements), then the windows copied as bfloat16.
+    expect(calls).toEqual(['cast float32->bfloat16 ×288', 'copy bfloat16 ×1152']);
+    const want = matmulInFloat32(w, windows.reshape([2, 1, 36, 16]), bfloat16);
+    expect(Array.from(product.dataSync())).toEqual(Array.from(want.dataSync()));
   });
 
   it('refuses an otherShape of another size, or one that the input would broadcast, with a ShapeError', () => {

@@ -14,10 +14,14 @@
 // x86-64-v4 (AVX-512) and v3 (AVX2, F16C) are chosen once, when the addon loads (one thread: a
 // bf16 [64,64,24,24] multiply 1.5 -> 0.28 ms, its cast from float32 0.57 -> 0.31 ms). Measure
 // before cloning a loop: max-pool's strided window loop ran 2x slower cloned, on AMD's AVX-512.
+// A loop body a clone calls must be inlined into it to be compiled for the clone's target: a body
+// left out of line is compiled once, for the baseline (CORE_CLONE_INLINE).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define CORE_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define CORE_CLONE_INLINE __attribute__((always_inline)) inline
 #else
 #define CORE_VECTOR_CLONES
+#define CORE_CLONE_INLINE inline
 #endif
 
 namespace core_cpu {
@@ -25,33 +29,33 @@ namespace core_cpu {
 /** The element types the half kernels read and write. */
 enum class Elem { f32, f16, bf16 };
 
-inline uint32_t bitsOf(float x) {
+CORE_CLONE_INLINE uint32_t bitsOf(float x) {
   uint32_t u;
   std::memcpy(&u, &x, 4);
   return u;
 }
 
-inline float floatOf(uint32_t u) {
+CORE_CLONE_INLINE float floatOf(uint32_t u) {
   float x;
   std::memcpy(&x, &u, 4);
   return x;
 }
 
 /** f32 → bf16, round to nearest even; every NaN becomes 0x7fc0. */
-inline uint16_t toBFloat16(float x) {
+CORE_CLONE_INLINE uint16_t toBFloat16(float x) {
   const uint32_t u = bitsOf(x);
   if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0;
   return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
 /** bf16 → f32, exact; every NaN becomes the quiet NaN 0x7fc00000, as a JavaScript number store does. */
-inline float fromBFloat16(uint16_t h) {
+CORE_CLONE_INLINE float fromBFloat16(uint16_t h) {
   const uint32_t u = static_cast<uint32_t>(h) << 16;
   return floatOf((u & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : u);
 }
 
 /** f32 → f16, round to nearest even (subnormals included); a NaN becomes its sign | 0x7e00. */
-inline uint16_t toFloat16(float x) {
+CORE_CLONE_INLINE uint16_t toFloat16(float x) {
   const uint32_t u = bitsOf(x), sign = (u >> 16) & 0x8000u, exp = (u >> 23) & 0xffu, mant = u & 0x7fffffu;
   if (exp == 0xffu) return static_cast<uint16_t>(sign | (mant != 0 ? 0x7e00u : 0x7c00u));
   const int e = static_cast<int>(exp) - 127;
@@ -67,7 +71,7 @@ inline uint16_t toFloat16(float x) {
 }
 
 /** f16 → f32, exact; every NaN becomes the quiet NaN 0x7fc00000. */
-inline float fromFloat16(uint16_t h) {
+CORE_CLONE_INLINE float fromFloat16(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
   if (exp == 0x1fu) return floatOf(mant != 0 ? 0x7fc00000u : sign | 0x7f800000u);
   if (exp == 0) {

@@ -22,14 +22,14 @@ template <Elem T>
 using Storage = std::conditional_t<T == Elem::f32, float, uint16_t>;
 
 template <Elem T>
-inline float widen(Storage<T> x) {
+CORE_CLONE_INLINE float widen(Storage<T> x) {
   if constexpr (T == Elem::f32) return x;
   else if constexpr (T == Elem::bf16) return fromBFloat16(x);
   else return fromFloat16(x);
 }
 
 template <Elem T>
-inline Storage<T> narrow(float x) {
+CORE_CLONE_INLINE Storage<T> narrow(float x) {
   if constexpr (T == Elem::f32) return x;
   else if constexpr (T == Elem::bf16) return toBFloat16(x);
   else return toFloat16(x);
@@ -37,13 +37,13 @@ inline Storage<T> narrow(float x) {
 
 /** A cast's widening: into a 16-bit type, a bf16 NaN keeps its sign (f16 NaNs are sign | 0x7e00, as the TypeScript cast gives). */
 template <Elem A, Elem O>
-inline float castWiden(Storage<A> x) {
+CORE_CLONE_INLINE float castWiden(Storage<A> x) {
   if constexpr (A == Elem::bf16 && O != Elem::f32) return floatOf(static_cast<uint32_t>(x) << 16);
   else return widen<A>(x);
 }
 
 template <ElementOp Op>
-inline float apply(float a, float b) {
+CORE_CLONE_INLINE float apply(float a, float b) {
   if constexpr (Op == ElementOp::add) return a + b;
   else if constexpr (Op == ElementOp::sub) return a - b;
   else if constexpr (Op == ElementOp::mul) return a * b;
@@ -52,7 +52,7 @@ inline float apply(float a, float b) {
 
 /** One row: a copy of bits (equal types), a cast, or one rounded f32 operation per element. */
 template <ElementOp Op, Elem O, Elem A, Elem B>
-inline void row(void* outRow, const void* aRow, const void* bRow, int64_t n, int64_t so, int64_t sa, int64_t sb) {
+CORE_CLONE_INLINE void row(void* outRow, const void* aRow, const void* bRow, int64_t n, int64_t so, int64_t sa, int64_t sb) {
   Storage<O>* out = static_cast<Storage<O>*>(outRow);
   const Storage<A>* a = static_cast<const Storage<A>*>(aRow);
   const Storage<B>* b = static_cast<const Storage<B>*>(bRow);

@@ -6,7 +6,7 @@ import { schemaDevice } from '../dispatch/device-rule.js';
 import { allocate, backendOf, ref, requireCompute } from '../dispatch/run.js';
 import { Tensor } from '../tensor/tensor.js';
 import { broadcastShapes, broadcastStrides, numelOf, sameShape, viewStrides } from '../tensor/shape.js';
-import { contiguousCopy, reshape, transpose, unsqueeze } from './views.js';
+import { asStrided, contiguousCopy, reshape, transpose, unsqueeze } from './views.js';
 import { record } from '../autograd/engine.js';
 import { isRecording, noGrad } from '../autograd/grad-mode.js';
 import { autocastIdle, autocastOp } from '../amp/autocast.js';
@@ -159,7 +159,7 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
   // The casts' own tensors behind the views kept are let go at once.
   let operands: readonly [Tensor, Tensor] = [a, b];
   freeingTemporaries(
-    () => (operands = noGrad(() => [castKeepingLayout(a, dtype), bShape === b.shape ? castKeepingLayout(b, dtype) : reshape(b.dtype === dtype ? b : cast(b, dtype), bShape)] as const)),
+    () => (operands = noGrad(() => [castKeepingLayout(a, dtype), bShape === b.shape ? castKeepingLayout(b, dtype) : reshape(b.dtype === dtype ? b : castOnce(b, dtype), bShape)] as const)),
     (t) => operands.includes(t),
   );
   const [ah, bh] = operands;
@@ -216,6 +216,22 @@ function checkOtherShape(a: Tensor, b: Tensor, shape: readonly number[]): void {
 function castKeepingLayout(t: Tensor, dtype: DType): Tensor {
   if (t.dtype === dtype) return t;
   return t.ndim === 2 && storedTransposed(t) ? transpose(cast(transpose(t, 0, 1), dtype), 0, 1) : cast(t, dtype);
+}
+
+/**
+ * `cast(t, dtype)` for a view that reads elements more than once (a convolution's windows read each
+ * pixel at every kernel position): the storage span it reads is cast once and viewed the same way,
+ * so each element is converted once, not once per window. Rounding is per element: the same bits.
+ */
+function castOnce(t: Tensor, dtype: DType): Tensor {
+  let span = 1;
+  for (let d = 0; d < t.ndim; d++) {
+    if (t._strides[d]! < 0) return cast(t, dtype);
+    span += (t.shape[d]! - 1) * t._strides[d]!;
+  }
+  if (t.numel() === 0 || span >= t.numel()) return cast(t, dtype);
+  const region = cast(Tensor._internal(t._storage, [span], [1], t._offset), dtype);
+  return asStrided(region, t.shape, t._strides);
 }
 
 /** A matrix whose columns are contiguous: the transpose of a row-major one. */
