@@ -677,22 +677,22 @@ describe('threads and memory', () => {
     const a: Ref = { storage: storage(), dtype: 'float32', shape: [1, n, n], strides: [n * n, n, 1], offset: 0 };
     a.storage.data.fill(1);
     const c: Ref = { ...a, storage: storage() };
-    const until = async (done: () => boolean, what: string): Promise<void> => {
+    // Polls `done`, running `between` before each wait: a multiply (a parallel job) unless told otherwise.
+    const until = async (done: () => boolean, what: string, between = () => kernels.matmul(a, a, c, 'float32')): Promise<void> => {
       const deadline = Date.now() + 20_000; // a hang guard only: each wait ends in milliseconds
       while (!done()) {
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        kernels.matmul(a, a, c, 'float32');
+        between();
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
     };
-    await until(() => runtime.tasksRun()[1] > 0, 'the worker to take a task');
-    expect(runtime.sleepingWorkers()).toBe(0);
-    runtime.park();
-    const deadline = Date.now() + 20_000;
-    while (runtime.sleepingWorkers() === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
-    expect(runtime.sleepingWorkers()).toBe(1);
-    const before = runtime.tasksRun()[1];
     try {
+      await until(() => runtime.tasksRun()[1] > 0, 'the worker to take a task');
+      expect(runtime.sleepingWorkers()).toBe(0);
+      runtime.park();
+      await until(() => runtime.sleepingWorkers() === 1, 'the parked worker to sleep', () => {});
+      expect(runtime.sleepingWorkers()).toBe(1);
+      const before = runtime.tasksRun()[1];
       await until(() => runtime.tasksRun()[1] > before, 'the parked worker to take a task again');
     } finally {
       runtime.park(); // not left spinning for the rest of the run
