@@ -112,6 +112,52 @@ describe('matmulInFloat32: 16-bit products summed and returned in float32', () =
       expect(Array.from(gw.dataSync())).toEqual(Array.from(w.grad!.dataSync()));
     });
 
+    it(`${path}: bias and round give the float32 sums plus the bias, rounded once (PyTorch's half addmm), with every gradient`, () => {
+      // 257 + 1 rounds once to 258 in bfloat16; rounding the sum 257 first (to 256, the even neighbour) and then adding the bias would give 256.
+      const a = tensor([[256, 1], [3, 5]], { dtype: bfloat16, requiresGrad: true });
+      const b = tensor([[1, 2], [1, 4]], { dtype: bfloat16, requiresGrad: true });
+      const bias = tensor([1, 0.5], { dtype: bfloat16, requiresGrad: true });
+      const y = withPath(path, () => matmulInFloat32(a, b, bfloat16, { bias, round: true }));
+      expect(y.dtype).toBe(bfloat16);
+      const sums = a.float().matmul(b.float()).add(bias.float());
+      expect(Array.from(y.dataSync())).toEqual(Array.from(sums.to(bfloat16).dataSync()));
+      expect(Array.from(y.dataSync())).toEqual([258, 516, 9, 26.5]);
+      const g = tensor([[1, 2], [3, 0.5]], { dtype: bfloat16 });
+      y.backward(g);
+      expect(bias.grad!.dtype).toBe(bfloat16);
+      expect(Array.from(bias.grad!.dataSync())).toEqual([4, 2.5]); // the gradient summed over the rows it was broadcast to
+      // The operands' gradients: float32 sums rounded once (aᵀg holds 265 and 513.5, which round to 264 and 512).
+      expect(Array.from(a.grad!.dataSync())).toEqual(Array.from(g.float().matmul(b.float().t()).to(bfloat16).dataSync()));
+      expect(Array.from(b.grad!.dataSync())).toEqual([264, 512, 16, 4.5]);
+      // Without round, the biased sums stay float32 (516.5 kept).
+      const unrounded = withPath(path, () => matmulInFloat32(a, b, bfloat16, { bias: bias.float() }));
+      expect(unrounded.dtype).toBe(float32);
+      expect(Array.from(unrounded.dataSync())).toEqual(Array.from(sums.dataSync()));
+    });
+
+    it(`${path}: a rounded product's gradient goes to the 16-bit GEMMs as it arrives: no float32 copy of it, nor a cast back`, () => {
+      // A convolution's shape: the bias [O, 1] broadcast over the batch and the pixels.
+      const w = integers([4, 6], 21).requiresGrad_();
+      const columns = integers([3, 6, 10], 22).requiresGrad_();
+      const bias = integers([4, 1], 23).requiresGrad_();
+      const y = withPath(path, () => matmulInFloat32(w, columns, bfloat16, { bias, round: true }));
+      const grad = integers([3, 4, 10], 24);
+      const backend = getBackend('cpu');
+      const casts: string[] = [];
+      const { cast } = backend.kernels;
+      backend.kernels.cast = (x, out) => { casts.push(`${x.dtype}->${out.dtype} ×${out.shape.reduce((p, q) => p * q, 1)}`); cast.call(backend.kernels, x, out); };
+      try {
+        y.backward(grad);
+      } finally {
+        backend.kernels.cast = cast;
+      }
+      // The widened path casts the operands' gradients back to bfloat16; the fused one casts nothing the size of the output (120).
+      if (path === 'fused') expect(casts.filter((c) => c.endsWith('×120'))).toEqual([]);
+      const g = integers([3, 4, 10], 24, float32);
+      expect(Array.from(bias.grad!.dataSync())).toEqual(Array.from(g.sum([0, 2]).reshape([4, 1]).dataSync()));
+      expect(Array.from(w.grad!.dataSync())).toEqual(Array.from(g.matmul(columns.float().transpose(1, 2)).sum(0).to(bfloat16).dataSync()));
+    });
+
     it(`${path}: a recorded backward pass (createGraph) can be differentiated again`, () => {
       const a = integers([3, 4], 9, float32).requiresGrad_();
       const b = integers([4, 2], 10, float32).requiresGrad_();
@@ -160,6 +206,15 @@ describe('matmulInFloat32: 16-bit products summed and returned in float32', () =
     expect(() => matmulInFloat32(integers([5, 4], 20), b, bfloat16, { otherShape: [2, 4, 4] })).toThrow(/otherShape \[2, 4, 4\] is invalid for an operand of 24 elements \(shape 2x4x3\)/);
     expect(() => matmulInFloat32(integers([3, 5, 4], 20), b, bfloat16, { otherShape: [1, 4, 6] })).toThrow(/the other operand is not broadcast: its batch \[1\] must hold input's \(shape 3x5x4\)/);
     expect(matmulInFloat32(integers([2, 5, 4], 20), b, bfloat16, { otherShape: [2, 4, 3] }).shape).toEqual([2, 5, 3]);
+  });
+
+  it('refuses a bias of another dtype, or one that does not broadcast to the product, naming what it got', () => {
+    const [a, b] = [integers([2, 3], 25), integers([3, 4], 26)];
+    expect(() => matmulInFloat32(a, b, bfloat16, { bias: tensor([1, 2, 3, 4], { dtype: float16 }) })).toThrow(DTypeError);
+    expect(() => matmulInFloat32(a, b, bfloat16, { bias: tensor([1, 2, 3, 4], { dtype: float16 }) })).toThrow(/bias must be bfloat16 or float32, got float16/);
+    expect(() => matmulInFloat32(a, b, bfloat16, { bias: tensor([[1], [2]], { dtype: bfloat16 }).expand([2, 4]).reshape([8]) })).toThrow(ShapeError);
+    expect(() => matmulInFloat32(a, b, bfloat16, { bias: tensor([[[1]], [[2]]]) })).toThrow(/bias of shape 2x1x1 does not broadcast to the product's shape \[2, 4\]/);
+    expect(() => matmulInFloat32(a, b, bfloat16, { bias: [1, 2, 3, 4] as unknown as Tensor })).toThrow(/options.bias must be a Tensor/);
   });
 
   it('refuses vectors and mismatched inner sizes with a ShapeError naming the shapes', () => {

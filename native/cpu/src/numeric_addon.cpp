@@ -71,6 +71,12 @@ template <>
 napi_typedarray_type arrayType<float>() { return napi_float32_array; }
 template <>
 napi_typedarray_type arrayType<int32_t>() { return napi_int32_array; }
+template <>
+napi_typedarray_type arrayType<uint16_t>() { return napi_uint16_array; }
+
+const char* arrayName(napi_typedarray_type type) {
+  return type == napi_int32_array ? "Int32Array" : type == napi_uint16_array ? "Uint16Array" : "Float32Array";
+}
 
 bool isArrayOf(const Napi::Value& value, napi_typedarray_type type) {
   return value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == type;
@@ -82,7 +88,7 @@ bool isArrayOf(const Napi::Value& value, napi_typedarray_type type) {
  */
 template <typename T>
 T* operand(Params& params, const Napi::Value& value, const char* name, int64_t offset, const int64_t* extents, const int64_t* strides, int rank) {
-  if (!isArrayOf(value, arrayType<T>())) params.fail(std::string(name) + " must be a " + (arrayType<T>() == napi_int32_array ? "Int32Array" : "Float32Array"));
+  if (!isArrayOf(value, arrayType<T>())) params.fail(std::string(name) + " must be a " + arrayName(arrayType<T>()));
   Napi::TypedArrayOf<T> array = value.As<Napi::TypedArrayOf<T>>();
   int64_t lo = offset, hi = offset;
   for (int d = 0; d < rank; ++d) {
@@ -142,7 +148,8 @@ Napi::Value Random(const Napi::CallbackInfo& info) {
   });
 }
 
-// reduce(op, x, out, [rank, threads, wide (a sum accumulates in double), shape, reduced flags, x offset, x strides, out offset, out strides])
+// reduce(op, x, out, [rank, threads, wide (a sum accumulates in double), shape, reduced flags, x offset, x strides, out offset, out strides,
+//   type code (0 float32, 1 float16, 2 bfloat16: x and out Float32Arrays, or Uint16Arrays of 16-bit patterns)])
 Napi::Value Reduce(const Napi::CallbackInfo& info) {
   return entry(info, 4, "reduce(op, x, out, params)", "reduce", [&](Params& params) {
     if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), "reduce: op must be a string");
@@ -169,9 +176,16 @@ Napi::Value Reduce(const Napi::CallbackInfo& info) {
       const int64_t stride = params.stride("every out stride");
       p.outStrides[d] = p.reduced[d] ? 0 : stride;  // every index of a reduced dim lands on one output
     }
+    const int64_t code = params.integer("the type code", 0, 2);
     params.end();
-    p.x = operand<float>(params, info[1], "x", xOffset, p.shape, p.xStrides, p.rank);
-    p.out = operand<float>(params, info[2], "out", outOffset, p.shape, p.outStrides, p.rank);
+    p.type = code == 0 ? Elem::f32 : code == 1 ? Elem::f16 : Elem::bf16;
+    if (p.type == Elem::f32) {
+      p.x = operand<float>(params, info[1], "x", xOffset, p.shape, p.xStrides, p.rank);
+      p.out = operand<float>(params, info[2], "out", outOffset, p.shape, p.outStrides, p.rank);
+    } else {
+      p.x = operand<uint16_t>(params, info[1], "x", xOffset, p.shape, p.xStrides, p.rank);
+      p.out = operand<uint16_t>(params, info[2], "out", outOffset, p.shape, p.outStrides, p.rank);
+    }
     reduce(p, threads);
   });
 }

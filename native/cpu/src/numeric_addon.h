@@ -1,7 +1,7 @@
 // The addon's entry points for random numbers, reductions and the fused kernels (their JavaScript
 // surface is declared in packages/backend-cpu/src/native.ts):
 //   random(out, params)                  Philox4x32-10 uniform or randint values into a Float32Array or Int32Array
-//   reduce(op, x, out, params)           float32 sum, max or min over any axes of a strided x
+//   reduce(op, x, out, params)           sum, max or min over any axes of a strided f32/f16/bf16 x
 //   softmax(x, out, params)              float32 softmax or log-softmax of contiguous rows
 //   crossEntropy(x, target, out, params) float32 per-row cross entropy against int32 targets
 //   adamw(p, g, m, v, vmax, params)      one float32 Adam/AdamW update in place (vmax: a Float32Array or null)

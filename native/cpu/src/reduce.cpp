@@ -77,8 +77,9 @@ struct Walk {
 struct Plan {
   ReduceOp op;
   bool wide;
-  const float* x;
-  float* out;
+  Elem type;
+  const void* x;
+  void* out;
   Dims kept, reduced;
   int64_t columns = 0;       // kept-dim outputs per task along the contiguous kept dim (0: one output at a time)
   int64_t outputsPerTask = 1;  // otherwise: outputs per task
@@ -95,35 +96,94 @@ ALWAYS_INLINE float pick(float m, float v) {
 // GCC vectors: AVX-512 registers in the AVX-512 build of a task, SSE registers in the portable one.
 typedef float Floats8 __attribute__((vector_size(32), aligned(4), may_alias));   // loads
 typedef float Floats16 __attribute__((vector_size(64), aligned(4), may_alias));  // loads
+typedef uint16_t Halves8 __attribute__((vector_size(16), aligned(2), may_alias));   // loads
+typedef uint16_t Halves16 __attribute__((vector_size(32), aligned(2), may_alias));  // loads
+typedef uint32_t Words8 __attribute__((vector_size(32)));
+typedef uint32_t Words16 __attribute__((vector_size(64)));
+typedef float FloatLanes8 __attribute__((vector_size(32)));
 typedef float FloatLanes __attribute__((vector_size(64)));
 typedef double DoubleLanes __attribute__((vector_size(64)));
 
-/** Sixteen float or eight double accumulators, and the next that many floats of x widened into them. */
+/** An element type's storage and its exact widening to float (16-bit NaNs become the quiet NaN, as a JavaScript number does). */
+template <Elem E>
+struct Element;
+template <>
+struct Element<Elem::f32> {
+  using T = float;
+  static ALWAYS_INLINE float get(const T* x, int64_t i) { return x[i]; }
+  static ALWAYS_INLINE void put(T* out, float v) { *out = v; }
+};
+template <>
+struct Element<Elem::bf16> {
+  using T = uint16_t;
+  static ALWAYS_INLINE float get(const T* x, int64_t i) { return fromBFloat16(x[i]); }
+  static ALWAYS_INLINE void put(T* out, float v) { *out = toBFloat16(v); }
+};
+template <>
+struct Element<Elem::f16> {
+  using T = uint16_t;
+  static ALWAYS_INLINE float get(const T* x, int64_t i) { return fromFloat16(x[i]); }
+  static ALWAYS_INLINE void put(T* out, float v) { *out = toFloat16(v); }
+};
+
+/** A load of W contiguous elements, unaligned (named typedefs: an attribute does not pass through a template argument). */
+template <int W>
+struct Loads;
+template <>
+struct Loads<8> {
+  using Out = FloatLanes8;
+  static ALWAYS_INLINE Out f32(const float* x) { return *reinterpret_cast<const Floats8*>(x); }
+  static ALWAYS_INLINE Out bf16(const uint16_t* x) { return reinterpret_cast<Out>(__builtin_convertvector(*reinterpret_cast<const Halves8*>(x), Words8) << 16); }
+};
+template <>
+struct Loads<16> {
+  using Out = FloatLanes;
+  static ALWAYS_INLINE Out f32(const float* x) { return *reinterpret_cast<const Floats16*>(x); }
+  static ALWAYS_INLINE Out bf16(const uint16_t* x) { return reinterpret_cast<Out>(__builtin_convertvector(*reinterpret_cast<const Halves16*>(x), Words16) << 16); }
+};
+
+/** W contiguous elements of x widened to floats: bf16 by a shift (a NaN stays a NaN, all a sum needs), f16 one by one. */
+template <Elem E, int W>
+ALWAYS_INLINE typename Loads<W>::Out floats(const typename Element<E>::T* x) {
+  if constexpr (E == Elem::f32) {
+    return Loads<W>::f32(x);
+  } else if constexpr (E == Elem::bf16) {
+    return Loads<W>::bf16(x);
+  } else {
+    typename Loads<W>::Out v;
+    for (int j = 0; j < W; ++j) v[j] = fromFloat16(x[j]);
+    return v;
+  }
+}
+
+/** Sixteen float or eight double accumulators, and the next that many elements of x widened into them. */
 template <typename Acc>
 struct Lanes;
 template <>
 struct Lanes<float> {
   using Type = FloatLanes;
   static constexpr int width = 16;
-  static ALWAYS_INLINE Type load(const float* x) { return *reinterpret_cast<const Floats16*>(x); }
+  template <Elem E>
+  static ALWAYS_INLINE Type load(const typename Element<E>::T* x) { return floats<E, 16>(x); }
 };
 template <>
 struct Lanes<double> {
   using Type = DoubleLanes;
   static constexpr int width = 8;
-  static ALWAYS_INLINE Type load(const float* x) { return __builtin_convertvector(*reinterpret_cast<const Floats8*>(x), DoubleLanes); }
+  template <Elem E>
+  static ALWAYS_INLINE Type load(const typename Element<E>::T* x) { return __builtin_convertvector(floats<E, 8>(x), DoubleLanes); }
 };
 
-/** The sum of n floats from x by stride s in Acc; where contiguous, four independent chains of vector lanes, added pairwise at the end. */
-template <typename Acc>
-ALWAYS_INLINE Acc runSum(const float* x, int64_t n, int64_t s) {
+/** The sum of n elements from x by stride s in Acc; where contiguous, four independent chains of vector lanes, added pairwise at the end. */
+template <typename Acc, Elem E>
+ALWAYS_INLINE Acc runSum(const typename Element<E>::T* x, int64_t n, int64_t s) {
   using L = Lanes<Acc>;
   Acc acc = 0;
   int64_t i = 0;
   if (s == 1 && n >= 4 * L::width) {
     typename L::Type chains[4] = {};
     for (; i + 4 * L::width <= n; i += 4 * L::width) {
-      for (int c = 0; c < 4; ++c) chains[c] += L::load(x + i + c * L::width);
+      for (int c = 0; c < 4; ++c) chains[c] += L::template load<E>(x + i + c * L::width);
     }
     typename L::Type a = (chains[0] + chains[1]) + (chains[2] + chains[3]);
     for (int half = L::width / 2; half >= 1; half /= 2) {
@@ -131,7 +191,7 @@ ALWAYS_INLINE Acc runSum(const float* x, int64_t n, int64_t s) {
     }
     acc = a[0];
   }
-  for (; i < n; ++i) acc += static_cast<Acc>(x[i * s]);
+  for (; i < n; ++i) acc += static_cast<Acc>(Element<E>::get(x, i * s));
   return acc;
 }
 
@@ -141,8 +201,11 @@ ALWAYS_INLINE Acc runSum(const float* x, int64_t n, int64_t s) {
  * order it lies in memory (batch by batch for a conv's bias gradient) and each output still takes
  * its runs in index order.
  */
-template <ReduceOp Op, typename Acc>
+template <ReduceOp Op, typename Acc, Elem E>
 ALWAYS_INLINE void byOutput(const Plan& p, int64_t task) {
+  using El = Element<E>;
+  const auto* px = static_cast<const typename El::T*>(p.x);
+  auto* po = static_cast<typename El::T*>(p.out);
   const Dims& r = p.reduced;
   const int inner = r.n - 1;
   const int64_t runs = r.count(inner), length = r.extent[inner], stride = r.xs[inner];
@@ -152,18 +215,18 @@ ALWAYS_INLINE void byOutput(const Plan& p, int64_t task) {
   for (int64_t k = 0; k < runs; ++k, run.next()) {
     Walk out(p.kept, p.kept.n, first);
     for (int64_t j = 0; j < count; ++j, out.next()) {
-      const float* x = p.x + out.x + run.x;
+      const auto* x = px + out.x + run.x;
       if constexpr (Op == ReduceOp::sum) {
-        acc[j] += runSum<Acc>(x, length, stride);
+        acc[j] += runSum<Acc, E>(x, length, stride);
       } else {
-        Acc m = k == 0 ? x[0] : acc[j];
-        for (int64_t i = 0; i < length; ++i) m = pick<Op>(m, x[i * stride]);
+        Acc m = k == 0 ? El::get(x, 0) : acc[j];
+        for (int64_t i = 0; i < length; ++i) m = pick<Op>(m, El::get(x, i * stride));
         acc[j] = m;
       }
     }
   }
   Walk out(p.kept, p.kept.n, first);
-  for (int64_t j = 0; j < count; ++j, out.next()) p.out[out.o] = static_cast<float>(acc[j]);
+  for (int64_t j = 0; j < count; ++j, out.next()) El::put(po + out.o, static_cast<float>(acc[j]));
 }
 
 /**
@@ -171,50 +234,56 @@ ALWAYS_INLINE void byOutput(const Plan& p, int64_t task) {
  * contiguous row, so each output is a running reduction in index order (a float32 sum gives the
  * TypeScript kernel's bits).
  */
-template <ReduceOp Op, typename Acc>
+template <ReduceOp Op, typename Acc, Elem E>
 ALWAYS_INLINE void byColumns(const Plan& p, int64_t task) {
+  using El = Element<E>;
   const Dims& k = p.kept;
   const int inner = k.n - 1;
   const int64_t chunks = (k.extent[inner] + p.columns - 1) / p.columns;
   const int64_t c0 = (task % chunks) * p.columns, width = std::min(p.columns, k.extent[inner] - c0);
   const Walk out(k, inner, task / chunks);
-  const float* x = p.x + out.x + c0;
+  const auto* x = static_cast<const typename El::T*>(p.x) + out.x + c0;
   const int64_t points = p.reduced.count(p.reduced.n);
   Walk at(p.reduced, p.reduced.n, 0);
-  float* dst = p.out + out.o + c0 * k.os[inner];
+  auto* dst = static_cast<typename El::T*>(p.out) + out.o + c0 * k.os[inner];
   Acc acc[COLUMNS];
-  if constexpr (Op == ReduceOp::sum) {
-    std::fill(acc, acc + width, Acc(0));
-  } else {
-    std::copy(x, x + width, acc);
-  }
+  for (int64_t c = 0; c < width; ++c) acc[c] = Op == ReduceOp::sum ? Acc(0) : El::get(x, c);
   for (int64_t i = 0; i < points; ++i, at.next()) {
-    const float* row = x + at.x;
+    const auto* row = x + at.x;
     for (int64_t c = 0; c < width; ++c) {
       if constexpr (Op == ReduceOp::sum) {
-        acc[c] += static_cast<Acc>(row[c]);
+        acc[c] += static_cast<Acc>(El::get(row, c));
       } else {
-        acc[c] = pick<Op>(acc[c], row[c]);
+        acc[c] = pick<Op>(acc[c], El::get(row, c));
       }
     }
   }
-  for (int64_t c = 0; c < width; ++c) dst[c * k.os[inner]] = static_cast<float>(acc[c]);
+  for (int64_t c = 0; c < width; ++c) El::put(dst + c * k.os[inner], static_cast<float>(acc[c]));
 }
 
-template <ReduceOp Op, typename Acc>
+template <ReduceOp Op, typename Acc, Elem E>
 ALWAYS_INLINE void runTask(const Plan& p, int64_t task) {
   if (p.columns > 0) {
-    byColumns<Op, Acc>(p, task);
+    byColumns<Op, Acc, E>(p, task);
   } else {
-    byOutput<Op, Acc>(p, task);
+    byOutput<Op, Acc, E>(p, task);
+  }
+}
+
+template <Elem E>
+ALWAYS_INLINE void dispatchOp(const Plan& p, int64_t task) {
+  switch (p.op) {
+    case ReduceOp::sum: return p.wide ? runTask<ReduceOp::sum, double, E>(p, task) : runTask<ReduceOp::sum, float, E>(p, task);
+    case ReduceOp::max: return runTask<ReduceOp::max, float, E>(p, task);
+    case ReduceOp::min: return runTask<ReduceOp::min, float, E>(p, task);
   }
 }
 
 ALWAYS_INLINE void dispatchTask(const Plan& p, int64_t task) {
-  switch (p.op) {
-    case ReduceOp::sum: return p.wide ? runTask<ReduceOp::sum, double>(p, task) : runTask<ReduceOp::sum, float>(p, task);
-    case ReduceOp::max: return runTask<ReduceOp::max, float>(p, task);
-    case ReduceOp::min: return runTask<ReduceOp::min, float>(p, task);
+  switch (p.type) {
+    case Elem::f32: return dispatchOp<Elem::f32>(p, task);
+    case Elem::f16: return dispatchOp<Elem::f16>(p, task);
+    case Elem::bf16: return dispatchOp<Elem::bf16>(p, task);
   }
 }
 
@@ -227,6 +296,7 @@ Plan plan(const ReduceProblem& problem, int threads) {
   Plan p;
   p.op = problem.op;
   p.wide = problem.wide;
+  p.type = problem.type;
   p.x = problem.x;
   p.out = problem.out;
   for (int d = 0; d < problem.rank; ++d) {

@@ -1,4 +1,5 @@
-// Float32 reductions (sum, max, min) over any set of axes of a strided input. Sums accumulate as
+// Reductions (sum, max, min) over any set of axes of a strided float32, float16 or bfloat16 input
+// into an output of its type (16-bit elements widened exactly, results rounded once). Sums accumulate as
 // the TypeScript kernel's accumulate dtype says: in double, rounded once into float32; or in
 // float32, where the TypeScript kernel keeps one running sum per output (within n·2^-24·Σ|x| of
 // the exact sum): here a run along a contiguous reduced dim is split over independent vector
@@ -9,6 +10,7 @@
 #pragma once
 #include <cstdint>
 
+#include "half.h"
 #include "strided.h"
 
 namespace core_cpu {
@@ -23,12 +25,13 @@ enum class ReduceOp { sum, max, min };
 struct ReduceProblem {
   ReduceOp op;
   bool wide;  // a sum accumulates in double (else in float32)
+  Elem type;  // of x and out
   int rank;
   int64_t shape[MAX_RANK];
   bool reduced[MAX_RANK];
-  const float* x;
+  const void* x;
   int64_t xStrides[MAX_RANK];
-  float* out;
+  void* out;
   int64_t outStrides[MAX_RANK];
 };
 

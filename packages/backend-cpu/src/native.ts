@@ -4,8 +4,8 @@
 // fp32 GEMM runs AVX-512 or AVX2 FMA micro-kernels, or OpenBLAS where that is installed, and whose
 // strided fp32 copies and add/sub/mul/div take a convolution's data movement (im2col, the adds of
 // its adjoint, the bias) off the wasm and TypeScript kernels; it also fills random numbers and runs
-// float32 reductions, softmax, cross entropy and the Adam/AdamW, Adadelta and RMSprop updates. bfloat16 and float16 have
-// their own kernels there (half*.cpp): a GEMM summing in float32 (vdpbf16ps on AVX512-BF16), casts
+// reductions (float32, and 16-bit ones summed in float32), softmax, cross entropy and the Adam/AdamW, Adadelta and RMSprop
+// updates. bfloat16 and float16 have their own kernels there (half*.cpp): a GEMM summing in float32 (vdpbf16ps on AVX512-BF16), casts
 // to and from float32, strided copies and arithmetic, exp, erf and relu, and max-pool's argmax, gather and
 // scatter-add, bit for bit the TypeScript kernels but for the GEMM's summation order. Loading never throws: any failure
 // (not Node, not built, turned off, a broken file) leaves the wasm and TypeScript kernels in
@@ -60,7 +60,7 @@ const HALF_CODES: Partial<Record<DTypeName, number>> = { float32: 0, float16: 1,
 
 /**
  * The native path is running: float32 matmuls (matmul, bmm, linear), large strided float32 copies and
- * arithmetic, random fills, float32 reductions and the fused float32 softmax, crossEntropy, Adam/AdamW, Adadelta and RMSprop go through it.
+ * arithmetic, random fills, reductions and the fused float32 softmax, crossEntropy, Adam/AdamW, Adadelta and RMSprop go through it.
  */
 export interface CpuNativeLoaded {
   /** The addon is loaded and runs float32 matmuls. */
@@ -580,13 +580,15 @@ export function nativeKernels(native: NativePath, base: Kernels<CpuStorage>): Ke
  */
 const NATIVE_MIN_NUMERIC = 1 << 12;
 const NATIVE_MIN_RANDOM = 1 << 6;
+/** The TypeScript kernel widens 16-bit elements one by one (0.13 ms for 640 of them, a linear's bias gradient): those reductions take the addon from a smaller size. */
+const NATIVE_MIN_HALF_REDUCE = 1 << 6;
 /** The reductions the addon runs over float32. */
 const NATIVE_REDUCE_OPS: ReadonlySet<string> = new Set<ReduceOp>(['sum', 'max', 'min']);
 
 /** The addon's entry points for random numbers, reductions and the fused kernels (native/cpu/src/numeric_addon.h). */
 interface NumericAddon {
   random(out: Float32Array | Int32Array, params: Float64Array): void;
-  reduce(op: ReduceOp, x: Float32Array, out: Float32Array, params: Float64Array): void;
+  reduce(op: ReduceOp, x: Float32Array | Uint16Array, out: Float32Array | Uint16Array, params: Float64Array): void;
   softmax(x: Float32Array, out: Float32Array, params: Float64Array): void;
   crossEntropy(x: Float32Array, target: Int32Array, out: Float32Array, params: Float64Array): void;
   adamw(p: Float32Array, g: Float32Array, m: Float32Array, v: Float32Array, vmax: Float32Array | null, params: Float64Array): void;
@@ -606,7 +608,7 @@ interface NumericAddon {
 export interface NativeNumerics {
   /** The Philox4x32-10 stream of `spec` into a contiguous float32 (uniform, randint) or int32 (randint) out: the TypeScript kernel's bits. */
   random(out: Ref, spec: RandomSpec): boolean;
-  /** A float32 sum (accumulated in float32 or float64, as `accumulate` says), max or min over `axes` of a strided x of at most 8 dims. */
+  /** A sum (accumulated in float32 or float64, as `accumulate` says), max or min over `axes` of a strided float32, float16 or bfloat16 x of at most 8 dims, into an out of x's dtype. */
   reduce(op: ReduceOp, x: Ref, axes: readonly number[], out: Ref, accumulate: DTypeName): boolean;
   /** Float32 softmax or log-softmax over the last dim of a contiguous x into a contiguous out. */
   softmax(x: Ref, dim: number, out: Ref, log: boolean): boolean;
@@ -679,12 +681,14 @@ function numericPath(addon: CpuAddon, threads: number): NativeNumerics {
     },
     reduce(op, x, axes, out, accumulate) {
       const rank = x.shape.length;
-      if (!addon.reduce || !NATIVE_REDUCE_OPS.has(op) || x.dtype !== 'float32' || out.dtype !== 'float32' || x.storage === out.storage) return false;
+      const code = HALF_CODES[x.dtype];
+      if (!addon.reduce || !NATIVE_REDUCE_OPS.has(op) || code === undefined || out.dtype !== x.dtype || x.storage === out.storage) return false;
       if (op === 'sum' && accumulate !== 'float32' && accumulate !== 'float64') return false;
       const flags = reducedFlags(axes, rank);
-      if (flags === null || rank > NATIVE_MAX_RANK || sizeOf(x.shape) < NATIVE_MIN_NUMERIC || !sameShape(out.shape, x.shape.map((d, i) => (flags[i] ? 1 : d)))) return false;
+      if (flags === null || rank > NATIVE_MAX_RANK || sizeOf(x.shape) < (x.dtype === 'float32' ? NATIVE_MIN_NUMERIC : NATIVE_MIN_HALF_REDUCE) || !sameShape(out.shape, x.shape.map((d, i) => (flags[i] ? 1 : d)))) return false;
       if (out.strides.some((st, i) => st === 0 && out.shape[i]! > 1)) return false; // outputs sharing an element: the TypeScript kernel's order decides
-      addon.reduce(op, f32(x), f32(out), Float64Array.from([rank, threads, accumulate === 'float64' ? 1 : 0, ...x.shape, ...flags, x.offset, ...x.strides, out.offset, ...out.strides]));
+      const elements = (r: Ref) => r.storage.data as Float32Array | Uint16Array;
+      addon.reduce(op, elements(x), elements(out), Float64Array.from([rank, threads, accumulate === 'float64' ? 1 : 0, ...x.shape, ...flags, x.offset, ...x.strides, out.offset, ...out.strides, code]));
       return true;
     },
     softmax(x, dim, out, log) {

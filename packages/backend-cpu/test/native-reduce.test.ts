@@ -1,14 +1,15 @@
-// The native path's float32 reductions: sums (accumulated in double, rounded once) against a float64
+// The native path's reductions: float32 sums (accumulated in double, rounded once) against a float64
 // reference and the TypeScript kernel's float32 running sum within its error bound, max and min
 // against the TypeScript kernel bit for bit, over reduced axes inner, outer and mixed, strided,
 // transposed, broadcast and offset views, outputs strided in a larger storage, and sizes that split
-// between threads; and what it leaves to the wasm and TypeScript kernels.
-import type { ReduceOp } from '@core/tensor';
+// between threads; the same of bfloat16 and float16 inputs, summed in float32 and rounded once;
+// and what it leaves to the wasm and TypeScript kernels.
+import { float32ToBFloat16Bits, float32ToFloat16Bits, type ReduceOp } from '@core/tensor';
 import { describe, expect, it } from 'vitest';
 import { createCpuBackend } from '../src/backend.js';
 import { CpuKernels } from '../src/kernels/index.js';
 import { loadNative, type NativePath } from '../src/native.js';
-import { backend, type Ref, seeded, strides } from './helpers.js';
+import { backend, bf16, f16, type Ref, seeded, strides, values } from './helpers.js';
 
 const loaded = loadNative({ native: true, threads: 2 });
 if (!('info' in loaded)) throw new Error(`the addon did not load: ${loaded.reason}`);
@@ -133,6 +134,69 @@ describe('native reduce', () => {
     });
   }
 
+  for (const dtype of ['bfloat16', 'float16'] as const) {
+    const [round, encode, bits] = dtype === 'bfloat16' ? [bf16, float32ToBFloat16Bits, 8] : [f16, float32ToFloat16Bits, 11];
+    /** The case's float32 input rounded to dtype in place, and the same elements as dtype bit patterns. */
+    const halfOf = (x: Ref): [Ref, Ref] => {
+      const data = x.storage.data as Float32Array;
+      data.forEach((v, i) => (data[i] = round(v)));
+      const storage = backend.alloc(0, dtype, data.length);
+      (storage.data as Uint16Array).set(Array.from(data, encode));
+      return [x, { ...x, storage, dtype }];
+    };
+    const halfOutput = (x: Ref, axes: readonly number[], gap = 1): Ref => {
+      const out = output(x, axes, gap);
+      const storage = backend.alloc(0, dtype, out.storage.numel);
+      (storage.data as Uint16Array).fill(0x7fc0); // NaN in both types' top bits
+      return { ...out, storage, dtype };
+    };
+    /** One ulp of dtype at |v| (float16's subnormals: 2^-24). */
+    const halfUlp = (v: number): number => 2 ** Math.max(Math.floor(Math.log2(Math.abs(v) || 1)) - (bits - 1), dtype === 'float16' ? -24 : -133);
+
+    for (const c of CASES) {
+      it(`sums ${dtype} ${c.name} in float32, rounded once: within the float32 sum's bound and a ${dtype} ulp of the exact sum`, () => {
+        const [wide, x] = halfOf(c.x());
+        const ref = reference(wide, c.axes);
+        const n = numel(x.shape) / ref.sum.length;
+        const got = halfOutput(x, c.axes, 2);
+        expect(native.reduce('sum', x, c.axes, got, 'float32')).toBe(true);
+        const want = halfOutput(x, c.axes);
+        CpuKernels.reduce('sum', x, c.axes, want, 'float32');
+        const [g, w] = [values(got), values(want)];
+        g.forEach((v, o) => {
+          const exact = ref.sum[o]!;
+          const bound = n * 2 ** -24 * ref.abs[o]! + halfUlp(exact);
+          expect(Math.abs(v - exact), `output ${o}`).toBeLessThanOrEqual(bound);
+          expect(Math.abs(w[o]! - exact), `output ${o} of the TypeScript kernel`).toBeLessThanOrEqual(bound);
+        });
+        if (c.sameBits) expect(g.findIndex((v, o) => !Object.is(v, w[o]))).toBe(-1);
+      });
+
+      it(`takes max and min of ${dtype} ${c.name} bit for bit as the TypeScript kernel`, () => {
+        const [, x] = halfOf(c.x());
+        (x.storage.data as Uint16Array)[Math.floor(x.storage.numel / 3)] = dtype === 'bfloat16' ? 0x7fc0 : 0x7e00; // a NaN
+        for (const op of ['max', 'min'] as const) {
+          const got = halfOutput(x, c.axes);
+          expect(native.reduce(op, x, c.axes, got, 'float32')).toBe(true);
+          const want = halfOutput(x, c.axes);
+          CpuKernels.reduce(op, x, c.axes, want, 'float32');
+          expect(values(got), op).toEqual(values(want));
+          expect(Array.from(got.storage.data), `${op}: the bits`).toEqual(Array.from(want.storage.data));
+        }
+      });
+    }
+  }
+
+  it('takes 16-bit reductions from 64 elements (a linear\'s bias gradient), float32 ones from 4096', () => {
+    const small = input([8, 10], strides([8, 10]), 80);
+    const [, x] = [small, { ...small, storage: backend.alloc(0, 'bfloat16', 80), dtype: 'bfloat16' as const }];
+    const out = { ...output(small, [0]), storage: backend.alloc(0, 'bfloat16', 11), dtype: 'bfloat16' as const };
+    expect(native.reduce('sum', x, [0], out, 'float32')).toBe(true);
+    expect(native.reduce('sum', small, [0], output(small, [0]), 'float32')).toBe(false);
+    const tiny = input([4, 10], strides([4, 10]), 40);
+    expect(native.reduce('sum', { ...tiny, storage: backend.alloc(0, 'bfloat16', 40), dtype: 'bfloat16' }, [0], out, 'float32')).toBe(false);
+  });
+
   it('keeps the first of equal zeros as the TypeScript kernel does', () => {
     const storage = backend.alloc(0, 'float32', 8192);
     // Columns alternate which zero comes first; a column-wise and a row-wise reduction of each.
@@ -179,6 +243,8 @@ describe('native reduce', () => {
     expect(native.reduce('sum', x, [0], { ...output(x, [0]), strides: [128, 0] }, 'float32')).toBe(false); // outputs sharing an element
     const f64 = backend.alloc(0, 'float64', 8192);
     expect(native.reduce('sum', { ...x, storage: f64, dtype: 'float64' }, [0], output(x, [0]), 'float32')).toBe(false);
+    // A 16-bit input with an output of another dtype.
+    expect(native.reduce('sum', { ...x, storage: backend.alloc(0, 'bfloat16', 8192), dtype: 'bfloat16' }, [0], output(x, [0]), 'float32')).toBe(false);
     expect(() => createCpuBackend({ native: true, wasm: false }).kernels.reduce('sum', x, [2], output(x, [0]), 'float32')).toThrow(/axis 2 is out of range/);
   });
 });

@@ -159,16 +159,11 @@ function convolution(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bia
     const K = Cg * kh * kw;
     // The windows [N, C, kh, kw, oh, ow] as columns [N, groups, K, L]: a copy of the view (im2col).
     const windows = slidingWindows(xp, { kernel: [kh, kw], stride: lift(stride, 1), dilation: lift(dilation, 1), out: [oh, ow] }, 'kernel-first');
-    // [groups, O/g, K] @ [N, groups, K, L] → [N, groups, O/g, L]: one matmul per (sample, group).
-    const products = product(w.reshape([groups, O / groups, K]), windows, [N, groups, K, oh * ow]);
+    // [groups, O/g, K] @ [N, groups, K, L] + bias → [N, groups, O/g, L]: one matmul per (sample, group).
+    const products = product(w.reshape([groups, O / groups, K]), windows, [N, groups, K, oh * ow], { bias: b?.reshape([groups, O / groups, 1]) ?? null });
     const y = products.reshape([N, O, oh, ow]);
     products.dispose(); // y holds the memory; what autograd keeps needs neither
-    if (!b) return y;
-    // The product before its bias is read by nothing after the add (its gradient is the sum's):
-    // freed now rather than left to the garbage collector.
-    const biased = y.add(b.reshape([1, O, 1, 1]));
-    y.dispose();
-    return biased;
+    return y;
   });
 }
 
@@ -208,8 +203,12 @@ function lift<T>(values: readonly T[], height: T): [T, T] {
   return values.length === 1 ? [height, values[0]!] : [values[0]!, values[1]!];
 }
 
-/** The matrix product of a convolution's weight and columns: `a @ b.reshape(bShape)` (no reshape without bShape). */
-type Product = (a: Tensor, b: Tensor, bShape?: readonly number[]) => Tensor;
+/**
+ * The matrix product of a convolution's weight and columns: `a @ b.reshape(bShape)` (no reshape
+ * without bShape). With `output`, the product is the convolution's result: `output.bias` added
+ * and, for the half types, rounded once.
+ */
+type Product = (a: Tensor, b: Tensor, bShape?: readonly number[], output?: { readonly bias: Tensor | null }) => Tensor;
 
 /**
  * `fn` on batched 4-D `input` ([N, C, H, W]) and `weight`, 1-D ones over a height of 1, with the
@@ -227,17 +226,23 @@ function planar(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bias: Te
   if (isHalf(dtype) && weight.dtype === dtype && (bias == null || bias.dtype === dtype)) {
     checkCompute(op, input);
     // The columns' 16-bit copy is cast straight from the windows of the widened input (otherShape).
-    const sums = fn(xs.float(), ws, bias?.float() ?? null, (a, b, bShape) => matmulInFloat32(a, b, dtype, bShape && { otherShape: bShape }));
+    // A convolution's product is its rounded result, whose gradient then stays 16-bit; a
+    // transposed one's float32 sums are rounded after col2im and the bias.
+    const sums = fn(xs.float(), ws, bias?.float() ?? null, (a, b, bShape, output) => matmulInFloat32(a, b, dtype, { otherShape: bShape, bias: output?.bias, round: output !== undefined }));
     y = sums.to(dtype);
-    sums.dispose(); // the float32 sums, rounded once into y, are read by nothing else
+    if (y !== sums) sums.dispose(); // the float32 sums, rounded once into y, are read by nothing else
   } else {
-    y = fn(xs, ws, bias ?? null, (a, b, bShape) => {
-      if (!bShape) return a.matmul(b);
+    y = fn(xs, ws, bias ?? null, (a, b, bShape, output) => {
       // The columns (an im2col copy of the windows: tens of MB) go with the graph that saved them.
-      const columns = b.reshape(bShape);
+      const columns = bShape ? b.reshape(bShape) : b;
       const product = a.matmul(columns);
-      releaseWithGraph(columns);
-      return product;
+      if (columns !== b) releaseWithGraph(columns);
+      if (!output?.bias) return product;
+      // The product before its bias is read by nothing after the add (its gradient is the sum's):
+      // freed now rather than left to the garbage collector.
+      const biased = product.add(output.bias);
+      product.dispose();
+      return biased;
     });
   }
   if (dims === 1) y = y.squeeze(2);

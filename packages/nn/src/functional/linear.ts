@@ -44,7 +44,7 @@ function linearImpl(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor
     // there, and the sum rounded.
     checkCompute('linear', input);
     const rows = input.ndim === 1 ? input.unsqueeze(0) : input.reshape([-1, inFeatures]);
-    const y = matmulInFloat32(rows, weight.t(), input.dtype).add(bias.float()).to(input.dtype);
+    const y = matmulInFloat32(rows, weight.t(), input.dtype, { bias, round: true });
     return y.reshape([...input.shape.slice(0, -1), weight.shape[0]!]);
   }
   const out = input.matmul(weight.t());

@@ -12,7 +12,7 @@ import { isRecording, noGrad } from '../autograd/grad-mode.js';
 import { autocastIdle, autocastOp } from '../amp/autocast.js';
 import { fusedKernel } from '../dispatch/fused.js';
 import { freeingTemporaries, releaseWithGraph } from '../tensor/temporaries.js';
-import { cast } from './elementwise.js';
+import { add, cast } from './elementwise.js';
 
 function checkPair(op: string, a: Tensor, b: Tensor, names: [string, string]): void {
   if (!(a instanceof Tensor) || !(b instanceof Tensor)) throw new TypeError(`${op}(): both arguments must be Tensors`);
@@ -131,6 +131,11 @@ function gradientProduct(op: string, x: Tensor, y: Tensor, operand: Tensor): Ten
  * `options.otherShape` multiplies `b.reshape(otherShape)` without that reshape's copy when `b` is a
  * strided view (a convolution's windows over its input): the 16-bit operand is cast straight from
  * the view, and `b`'s gradient comes back in `b`'s shape. `b` is then not broadcast over `a`'s batch.
+ *
+ * `options.bias` is added to the float32 sums (broadcast against the product), and `options.round`
+ * rounds the result once to `dtype`, as PyTorch's half addmm and convolutions do. Rounded here, the
+ * result's gradient arrives in `dtype` and goes to the 16-bit GEMMs as it is: no float32 copy of it
+ * is made to be rounded back.
  */
 export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: MatmulInFloat32Options = {}): Tensor {
   if (!(a instanceof Tensor) || !(b instanceof Tensor)) throw new TypeError('matmulInFloat32(): both operands must be Tensors');
@@ -143,18 +148,35 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
       throw new DTypeError(`matmulInFloat32: operands must be ${dtype.name} or float32 holding ${dtype.name} values, got ${t.dtype.name}`, 'matmulInFloat32', t.dtype.name);
     }
   }
+  const bias = options.bias ?? null;
+  if (bias !== null) {
+    if (!(bias instanceof Tensor)) throw new TypeError('matmulInFloat32(): options.bias must be a Tensor');
+    schemaDevice('matmulInFloat32', [{ name: 'input', tensor: a }, { name: 'bias', tensor: bias }]);
+    if (bias.dtype !== dtype && bias.dtype !== float32) {
+      throw new DTypeError(`matmulInFloat32: bias must be ${dtype.name} or float32, got ${bias.dtype.name}`, 'matmulInFloat32', bias.dtype.name);
+    }
+  }
   const bShape = options.otherShape ?? b.shape;
   if (options.otherShape !== undefined) checkOtherShape(a, b, bShape);
   if (a.ndim < 2 || bShape.length < 2) throw new ShapeError(`matmulInFloat32: both operands must be at least 2-D, got ${a.ndim}-D and ${bShape.length}-D`, 'matmulInFloat32');
   if (a.shape[a.ndim - 1] !== bShape[bShape.length - 2]) {
     throw new ShapeError(`matmulInFloat32: mat1 and mat2 shapes cannot be multiplied (${shapeText(a)} and ${shapeText({ shape: bShape })})`, 'matmulInFloat32');
   }
+  const productShape = [...broadcastShapes([a.shape.slice(0, -2), bShape.slice(0, -2)], 'matmulInFloat32'), a.shape[a.ndim - 2]!, bShape[bShape.length - 1]!];
+  if (bias !== null && !sameShape(broadcastShapes([productShape, bias.shape], 'matmulInFloat32'), productShape)) {
+    throw new ShapeError(`matmulInFloat32: bias of shape ${shapeText(bias)} does not broadcast to the product's shape [${productShape.join(', ')}]`, 'matmulInFloat32');
+  }
+  /** The float32 sums plus the bias, rounded to dtype when asked: a differentiable tail, where no fused kernel takes the product. */
+  const finish = (sums: Tensor): Tensor => {
+    const biased = bias === null ? sums : add(sums, cast(bias, float32));
+    return options.round ? cast(biased, dtype) : biased;
+  };
   /** b as the matrix operand: a differentiable reshape (a copy for a strided view). */
   const bMatrix = (): Tensor => (bShape === b.shape ? b : reshape(b, bShape));
   const backend = backendOf(a.device);
   requireCompute(backend, dtype, 'matmulInFloat32');
   const kernel = fusedKernel(backend, 'matmulToFloat32');
-  if (!kernel) return batchedProduct('matmul', cast(a, float32), bShape === b.shape ? cast(b, float32) : reshape(cast(b, float32), bShape));
+  if (!kernel) return finish(batchedProduct('matmul', cast(a, float32), bShape === b.shape ? cast(b, float32) : reshape(cast(b, float32), bShape)));
   // A reshaped view is cast whole into a new contiguous tensor, which then reshapes as a view.
   // The casts' own tensors behind the views kept are let go at once.
   let operands: readonly [Tensor, Tensor] = [a, b];
@@ -183,11 +205,26 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
     const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
     return operand.dtype === dtype && sameShape([...batch, x.shape[x.ndim - 2]!, y.shape[y.ndim - 1]!], shape) ? gradientProduct('matmul', x, y, operand) : product(x, y);
   };
-  const y = record('matmulInFloat32Backward', product(ah, bh), [a, b], (g) => {
+  // The sums, biased and rounded in place of the tail's ops: the node below differentiates all of
+  // it, so each step's float32 tensor is read by nothing after the next and is freed at once.
+  const value = noGrad(() => {
+    let y = product(ah, bh);
+    const steps = [bias && ((t: Tensor) => add(t, cast(bias, float32))), options.round && ((t: Tensor) => cast(t, dtype))];
+    for (const step of steps) {
+      if (!step) continue;
+      const next = step(y);
+      y.dispose();
+      y = next;
+    }
+    return y;
+  });
+  // A rounded result's gradient is already dtype (the engine brings it to the result's dtype): the
+  // cast is then a no-op. The bias's gradient is g, which the engine sums over its broadcast dims.
+  const y = record('matmulInFloat32Backward', value, bias === null ? [a, b] : [a, b, bias], (g) => {
     const gh = cast(g, dtype);
     const [left, right] = isRecording() ? [a, bMatrix()] : [ah, bh];
     const gb = b.requiresGrad ? gradient(transpose(left, -1, -2), gh, b, bShape) : null;
-    return [a.requiresGrad ? gradient(gh, transpose(right, -1, -2), a, a.shape) : null, gb && bShape !== b.shape ? reshape(gb, b.shape) : gb];
+    return [a.requiresGrad ? gradient(gh, transpose(right, -1, -2), a, a.shape) : null, gb && bShape !== b.shape ? reshape(gb, b.shape) : gb, ...(bias === null ? [] : [g])];
   }, [ah, bh]);
   // The 16-bit operands made here (a convolution's columns: tens of MB) go with the graph.
   if (ah !== a) releaseWithGraph(ah);
@@ -199,6 +236,10 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
 export interface MatmulInFloat32Options {
   /** Multiply `b.reshape(otherShape)`, casting a strided `b` straight into its 16-bit operand (see matmulInFloat32). */
   readonly otherShape?: readonly number[];
+  /** Added to the float32 sums before any rounding (`dtype` or float32; broadcast against the product). */
+  readonly bias?: Tensor | null;
+  /** Round the result once to `dtype` (default: keep the float32 sums). */
+  readonly round?: boolean;
 }
 
 /** otherShape holds b's elements and keeps the product's batch, so b's gradient reshapes back. */
