@@ -208,6 +208,32 @@ describe('matmulInFloat32: 16-bit products summed and returned in float32', () =
     expect(matmulInFloat32(integers([2, 5, 4], 20), b, bfloat16, { otherShape: [2, 4, 3] }).shape).toEqual([2, 5, 3]);
   });
 
+  it('with round, the backend\'s matmulRounded writes the 16-bit result with the bias added: no float32 product, add or cast', () => {
+    const backend = getBackend('cpu');
+    expect(typeof backend.fused?.matmulRounded).toBe('function');
+    const w = integers([4, 6], 27);
+    const columns = integers([3, 6, 10], 28);
+    const bias = tensor([0.5, -1.25, 3, 0.125], { dtype: bfloat16 }).reshape([4, 1]);
+    const calls: string[] = [];
+    const { kernels, fused } = backend;
+    const spied = { cast: kernels.cast, binary: kernels.binary, matmulToFloat32: fused!.matmulToFloat32!, matmulRounded: fused!.matmulRounded! };
+    kernels.cast = (x, out) => { calls.push('cast'); spied.cast.call(kernels, x, out); };
+    kernels.binary = (op, a, b, out) => { calls.push(op); spied.binary.call(kernels, op, a, b, out); };
+    fused!.matmulToFloat32 = (a, b, out) => { calls.push('matmulToFloat32'); spied.matmulToFloat32.call(fused, a, b, out); };
+    fused!.matmulRounded = (a, b, c, out) => { calls.push(`matmulRounded ${c?.dtype}`); spied.matmulRounded.call(fused, a, b, c, out); };
+    let y: Tensor;
+    try {
+      y = matmulInFloat32(w, columns, bfloat16, { bias, round: true });
+    } finally {
+      Object.assign(kernels, { cast: spied.cast, binary: spied.binary });
+      Object.assign(fused!, { matmulToFloat32: spied.matmulToFloat32, matmulRounded: spied.matmulRounded });
+    }
+    // The bias's float32 copy (4 elements) is the one cast.
+    expect(calls).toEqual(['cast', 'matmulRounded float32']);
+    const want = withPath('widened', () => matmulInFloat32(w, columns, bfloat16, { bias, round: true }));
+    expect(Array.from(y.dataSync())).toEqual(Array.from(want.dataSync()));
+  });
+
   it('refuses a bias of another dtype, or one that does not broadcast to the product, naming what it got', () => {
     const [a, b] = [integers([2, 3], 25), integers([3, 4], 26)];
     expect(() => matmulInFloat32(a, b, bfloat16, { bias: tensor([1, 2, 3, 4], { dtype: float16 }) })).toThrow(DTypeError);

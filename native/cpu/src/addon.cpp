@@ -234,8 +234,12 @@ void* elementsOf(const Napi::CallbackInfo& info, size_t i, Elem type, size_t& le
 
 Napi::Value HalfGemm(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const char* usage = "halfGemm(a, b, out, params, type, kind): type is 'bf16' or 'f16', a and b Uint16Arrays, out a Float32Array or Uint16Array, params a Float64Array, kind a string";
-  if (info.Length() != 6 || !isF64(info, 3) || !info[4].IsString() || !info[5].IsString()) throw Napi::TypeError::New(env, usage);
+  const char* usage =
+      "halfGemm(a, b, out, params, type, kind[, bias, biasParams]): type is 'bf16' or 'f16', a and b Uint16Arrays, out a Float32Array or Uint16Array, params a Float64Array, "
+      "kind a string, bias a Float32Array added to the sums before they are stored and biasParams a Float64Array [offset, batch, row and column strides]";
+  const bool biased = info.Length() == 8;
+  if ((info.Length() != 6 && !biased) || !isF64(info, 3) || !info[4].IsString() || !info[5].IsString()) throw Napi::TypeError::New(env, usage);
+  if (biased && (!isF32(info, 6) || !isF64(info, 7) || info[7].As<Napi::Float64Array>().ElementLength() != 4)) throw Napi::TypeError::New(env, usage);
   const std::string type = info[4].As<Napi::String>().Utf8Value();
   if (type != "bf16" && type != "f16") throw Napi::TypeError::New(env, usage);
   const Elem in = type == "bf16" ? Elem::bf16 : Elem::f16;
@@ -270,6 +274,16 @@ Napi::Value HalfGemm(const Napi::CallbackInfo& info) {
   p.outBatchStride = f[13];
   p.outRowStride = f[14];
   p.outColStride = f[15];
+  if (biased) {
+    Napi::Float32Array bias = info[6].As<Napi::Float32Array>();
+    Napi::Float64Array where = info[7].As<Napi::Float64Array>();
+    int64_t g[4];
+    for (size_t i = 0; i < 4; ++i) g[i] = integer(env, where[i], "every bias param", "halfGemm");
+    p.bias = checkedMatrix<const float>(env, bias.Data(), bias.ElementLength(), g, batches, m, n, "bias");
+    p.biasBatchStride = g[1];
+    p.biasRowStride = g[2];
+    p.biasColStride = g[3];
+  }
   try {
     return Napi::String::New(env, halfGemm(p, info[5].As<Napi::String>().Utf8Value(), threads));
   } catch (const std::invalid_argument& e) {

@@ -87,7 +87,10 @@ struct HalfOperand {
   int64_t batchStride, rowStride, colStride;
 };
 
-/** out[b] = a[b] @ b[b] with a and b of type `in` (f16 or bf16), summed in f32 and stored as `outType` (f32 or `in`). */
+/**
+ * out[b] = a[b] @ b[b] (+ bias[b]) with a and b of type `in` (f16 or bf16), summed in f32, the f32
+ * bias (when given) added to each sum, and stored as `outType` (f32 or `in`, rounded once).
+ */
 struct HalfGemmProblem {
   int64_t batches, m, n, k;
   Elem in;
@@ -95,6 +98,9 @@ struct HalfGemmProblem {
   void* out;
   Elem outType;
   int64_t outBatchStride, outRowStride, outColStride;
+  /** Null, or the bias's element for out's (0, 0, 0) and its strides (0 where it is broadcast). */
+  const float* bias = nullptr;
+  int64_t biasBatchStride = 0, biasRowStride = 0, biasColStride = 0;
 };
 
 /** Whether vdpbf16ps (AVX512-BF16) runs here: the bf16 GEMM then multiplies bf16 pairs directly. */

@@ -292,20 +292,43 @@ unsigned char* scratch(int64_t bytes) {
   return buffer.data;
 }
 
-/** Stores rows × cols of the f32 block (row stride ld) into out, converting to its type. */
-void store(const float* block, int64_t ld, int64_t rows, int64_t cols, void* out, Elem type, int64_t rs, int64_t cs) {
+/** A row of sums plus its bias (by stride bs; none when null), rounded into a 16-bit dst (by stride cs). */
+template <Elem E>
+CORE_CLONE_INLINE void roundRow(const float* src, const float* bias, int64_t bs, int64_t cols, uint16_t* dst, int64_t cs) {
+  const auto round = [](float x) { return E == Elem::bf16 ? toBFloat16(x) : toFloat16(x); };
+  if (bias == nullptr) {
+    for (int64_t j = 0; j < cols; ++j) dst[j * cs] = round(src[j]);
+  } else if (bs == 0) {  // a convolution's bias: one per output channel, a row of out
+    const float b = *bias;
+    for (int64_t j = 0; j < cols; ++j) dst[j * cs] = round(src[j] + b);
+  } else {
+    for (int64_t j = 0; j < cols; ++j) dst[j * cs] = round(src[j] + bias[j * bs]);
+  }
+}
+
+/**
+ * Stores rows × cols of the f32 block (row stride ld) into out, plus the bias (row and column
+ * strides brs, bcs; none when null), converting to out's type. Cloned per target: the rounding
+ * loops vectorize (a bf16 conv output of 2.4 M elements is a pass of its own otherwise).
+ */
+CORE_VECTOR_CLONES void store(const float* block, int64_t ld, int64_t rows, int64_t cols, void* out, Elem type, int64_t rs, int64_t cs,
+                              const float* bias, int64_t brs, int64_t bcs) {
   for (int64_t i = 0; i < rows; ++i) {
     const float* src = block + i * ld;
+    const float* rowBias = bias == nullptr ? nullptr : bias + i * brs;
     if (type == Elem::f32) {
       float* dst = static_cast<float*>(out) + i * rs;
-      if (cs == 1) std::memcpy(dst, src, static_cast<size_t>(cols) * sizeof(float));
+      if (rowBias != nullptr) for (int64_t j = 0; j < cols; ++j) dst[j * cs] = src[j] + rowBias[j * bcs];
+      else if (cs == 1) std::memcpy(dst, src, static_cast<size_t>(cols) * sizeof(float));
       else for (int64_t j = 0; j < cols; ++j) dst[j * cs] = src[j];
     } else {
       uint16_t* dst = static_cast<uint16_t*>(out) + i * rs;
       if (type == Elem::bf16) {
-        for (int64_t j = 0; j < cols; ++j) dst[j * cs] = toBFloat16(src[j]);
+        if (cs == 1) roundRow<Elem::bf16>(src, rowBias, bcs, cols, dst, 1);
+        else roundRow<Elem::bf16>(src, rowBias, bcs, cols, dst, cs);
       } else {
-        for (int64_t j = 0; j < cols; ++j) dst[j * cs] = toFloat16(src[j]);
+        if (cs == 1) roundRow<Elem::f16>(src, rowBias, bcs, cols, dst, 1);
+        else roundRow<Elem::f16>(src, rowBias, bcs, cols, dst, cs);
       }
     }
   }
@@ -318,6 +341,7 @@ HalfGemmProblem swapped(const HalfGemmProblem& p) {
   t.a = {p.b.data, p.b.batchStride, p.b.colStride, p.b.rowStride};
   t.b = {p.a.data, p.a.batchStride, p.a.colStride, p.a.rowStride};
   std::swap(t.outRowStride, t.outColStride);
+  std::swap(t.biasRowStride, t.biasColStride);
   return t;
 }
 
@@ -334,7 +358,10 @@ void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads) {
   mParts = ceilDiv(p.m, rows);
   nParts = ceilDiv(p.n, cols);
   const int64_t tasks = p.batches * mParts * nParts;
-  const int64_t kcMax = std::min(roundUp(p.k, kernel.kStep), KC_BYTES / kernel.bytes);
+  // Depth blocks of equal size (288 = 144 + 144, not 256 + 32): a thin last block would pay a whole
+  // pass of packing and tile loads and stores for little arithmetic.
+  const int64_t kcLimit = KC_BYTES / kernel.bytes;
+  const int64_t kcMax = roundUp(ceilDiv(p.k, ceilDiv(p.k, kcLimit)), kernel.kStep);
   const int64_t mcMax = std::min<int64_t>(rows, mr * MC_PANELS), ncMax = std::min<int64_t>(cols, NC);
   const int64_t aBytes = roundUp(mcMax * kcMax * kernel.bytes, 64) + PACK_SLACK, bBytes = roundUp(ncMax * kcMax * kernel.bytes, 64) + PACK_SLACK;
   const int64_t blockBytes = rows * cols * 4;
@@ -356,9 +383,11 @@ void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads) {
     const uint16_t* b = p.b.data + batch * p.b.batchStride + colBegin * p.b.colStride;
     char* out = static_cast<char*>(p.out) + (p.outType == Elem::f32 ? 4 : 2) *
                                                 (batch * p.outBatchStride + rowBegin * p.outRowStride + colBegin * p.outColStride);
-    // A float32 out with unit column stride takes whole micro-tiles directly; the block holds the
-    // partial tiles at the right and bottom edges, and everything when out needs converting.
-    float* direct = p.outType == Elem::f32 && p.outColStride == 1 ? reinterpret_cast<float*>(out) : nullptr;
+    // A float32 out with unit column stride (and no bias) takes whole micro-tiles directly; the
+    // block holds the partial tiles at the right and bottom edges, and everything when out needs
+    // converting or a bias.
+    float* direct = p.outType == Elem::f32 && p.outColStride == 1 && p.bias == nullptr ? reinterpret_cast<float*>(out) : nullptr;
+    const float* bias = p.bias == nullptr ? nullptr : p.bias + batch * p.biasBatchStride + rowBegin * p.biasRowStride + colBegin * p.biasColStride;
     const int64_t wholeRows = rowCount / mr * mr, wholeCols = colCount / nr * nr;
     for (int64_t j0 = 0; j0 < colCount; j0 += ncMax) {
       const int64_t nc = std::min(ncMax, colCount - j0);
@@ -388,11 +417,11 @@ void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads) {
       }
     }
     if (direct == nullptr) {
-      store(block, cols, rowCount, colCount, out, p.outType, p.outRowStride, p.outColStride);
+      store(block, cols, rowCount, colCount, out, p.outType, p.outRowStride, p.outColStride, bias, p.biasRowStride, p.biasColStride);
     } else {
       // The edge tiles: the columns right of the whole ones, then the rows below them.
-      store(block + wholeCols, cols, wholeRows, colCount - wholeCols, out + 4 * wholeCols, Elem::f32, p.outRowStride, 1);
-      store(block + wholeRows * cols, cols, rowCount - wholeRows, colCount, out + 4 * wholeRows * p.outRowStride, Elem::f32, p.outRowStride, 1);
+      store(block + wholeCols, cols, wholeRows, colCount - wholeCols, out + 4 * wholeCols, Elem::f32, p.outRowStride, 1, nullptr, 0, 0);
+      store(block + wholeRows * cols, cols, rowCount - wholeRows, colCount, out + 4 * wholeRows * p.outRowStride, Elem::f32, p.outRowStride, 1, nullptr, 0, 0);
     }
   });
 }

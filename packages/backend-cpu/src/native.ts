@@ -13,7 +13,7 @@
 import type { AdadeltaSpec, AdamSpec, Capabilities, CompareOp, CrossEntropySpec, DTypeName, FusedKernels, Kernels, RandomSpec, MaxPool2dGeometry, ReduceOp, RMSpropSpec, StridedView } from '@core/tensor';
 import type { CpuFusedKernels } from './kernels/fused.js';
 import { type Ref, sameShape } from './kernels/io.js';
-import { matmulShapesMatch, matmulToFloat32 } from './kernels/matmul.js';
+import { matmulRounded, matmulShapesMatch, matmulToFloat32 } from './kernels/matmul.js';
 import { stridedSum } from './kernels/strided-sum.js';
 import { isContiguous, sizeOf } from './kernels/strided.js';
 import type { CpuStorage } from './storage.js';
@@ -96,7 +96,7 @@ interface CpuAddon extends Partial<NumericAddon> {
   info(): { features: string[]; kernels: CpuGemmPath[]; openblas: boolean; openblasDetail: string; cores: number; dpbf16: boolean };
   gemm(a: Float32Array, b: Float32Array, out: Float32Array, params: Float64Array, kind: CpuGemmPath): CpuGemmPath;
   elementwise(op: NativeElementOp, out: Float32Array, a: Float32Array, b: Float32Array, params: Float64Array): void;
-  halfGemm(a: Uint16Array, b: Uint16Array, out: Uint16Array | Float32Array, params: Float64Array, type: 'bf16' | 'f16', kind: CpuHalfGemmPath): CpuHalfGemmPath;
+  halfGemm(a: Uint16Array, b: Uint16Array, out: Uint16Array | Float32Array, params: Float64Array, type: 'bf16' | 'f16', kind: CpuHalfGemmPath, bias?: Float32Array, biasParams?: Float64Array): CpuHalfGemmPath;
   halfElementwise(op: NativeElementOp, out: HalfOrFloat, a: HalfOrFloat, b: HalfOrFloat, params: Float64Array): void;
   halfArgReduce(op: 'argmax' | 'argmin', x: Uint16Array, out: Int32Array, params: Float64Array): void;
   halfScatterAdd(out: Uint16Array, index: Int32Array, src: Uint16Array, params: Float64Array): void;
@@ -140,7 +140,7 @@ export interface NativePath extends NativeNumerics {
    * `matmul` for bfloat16 and float16 operands summed in float32, into an out of their dtype or
    * float32 (the fused matmulToFloat32): returns false (doing nothing) for anything else.
    */
-  halfMatmul(a: Ref, b: Ref, out: Ref, accumulate: DTypeName, threads?: number): boolean;
+  halfMatmul(a: Ref, b: Ref, out: Ref, accumulate: DTypeName, threads?: number, bias?: Ref | null): boolean;
   /**
    * `elementwise` where some operand is float16 or bfloat16 (the rest float32): a copy between
    * dtypes is `cast` (bit for bit the TypeScript cast), arithmetic is one float32 operation rounded
@@ -356,10 +356,11 @@ export function loadNative(options: NativeChoice, beforeCall?: () => void): Nati
       addon.elementwise(op, out.storage.data as Float32Array, a.storage.data as Float32Array, b.storage.data as Float32Array, elementParams);
       return true;
     },
-    halfMatmul(a, b, out, accumulate, threadsNow) {
+    halfMatmul(a, b, out, accumulate, threadsNow, bias) {
       const type = a.dtype === 'bfloat16' ? 'bf16' : a.dtype === 'float16' ? 'f16' : null;
       if (type === null || b.dtype !== a.dtype || (out.dtype !== a.dtype && out.dtype !== 'float32') || accumulate !== 'float32') return false;
       if (!matmulShapesMatch(a, b, out) || out.storage === a.storage || out.storage === b.storage) return false;
+      if (bias && (bias.dtype !== 'float32' || !sameShape(bias.shape, out.shape) || bias.storage === out.storage)) return false;
       const [batches, m, n] = out.shape;
       const k = a.shape[2];
       if (batches * m * n * k === 0) return false;
@@ -368,7 +369,9 @@ export function loadNative(options: NativeChoice, beforeCall?: () => void): Nati
       put(8, b);
       put(12, out);
       params[16] = threadsNow ?? (2 * batches * m * n * k >= NATIVE_PARALLEL_FLOPS ? threads : 1);
-      addon.halfGemm(a.storage.data as Uint16Array, b.storage.data as Uint16Array, out.storage.data as Uint16Array | Float32Array, params, type, halfGemm);
+      const outData = out.storage.data as Uint16Array | Float32Array;
+      if (bias) addon.halfGemm(a.storage.data as Uint16Array, b.storage.data as Uint16Array, outData, params, type, halfGemm, f32(bias), Float64Array.from([bias.offset, ...bias.strides]));
+      else addon.halfGemm(a.storage.data as Uint16Array, b.storage.data as Uint16Array, outData, params, type, halfGemm);
       return true;
     },
     halfElementwise(op, a, b, out, threadsNow) {
@@ -763,7 +766,7 @@ function numericKernels(native: NativeNumerics, base: Kernels<CpuStorage>): Pick
 /**
  * `base` with its float32 softmax, logSoftmax, crossEntropy, adamw, adadelta, rmsprop, maxPool2d and
  * maxPool2dBackward of at least NATIVE_MIN_NUMERIC elements routed to the native path (a kernel `base` lacks stays absent), and
- * stridedSum and matmulToFloat32, which only the native path offers (in TypeScript for what the addon does not take).
+ * stridedSum, matmulToFloat32 and matmulRounded, which only the native path offers (in TypeScript for what the addon does not take).
  */
 export function nativeFused(native: NativeNumerics & Pick<NativePath, 'halfMatmul'>, base: Partial<CpuFusedKernels>): Partial<FusedKernels<CpuStorage>> {
   const { softmax, logSoftmax, crossEntropy, adamw, adadelta, rmsprop, maxPool2d, maxPool2dBackward } = base;
@@ -771,6 +774,7 @@ export function nativeFused(native: NativeNumerics & Pick<NativePath, 'halfMatmu
     ...base,
     stridedSum: (src, view, out) => native.stridedSum(src, view, out) || stridedSum(src, view, out),
     matmulToFloat32: (a, b, out) => native.halfMatmul(a, b, out, 'float32') || matmulToFloat32(a, b, out),
+    matmulRounded: (a, b, bias, out) => native.halfMatmul(a, b, out, 'float32', undefined, bias) || matmulRounded(a, b, bias, out),
     ...(softmax && { softmax: (x, dim, out) => native.softmax(x, dim, out, false) || softmax(x, dim, out) }),
     ...(logSoftmax && { logSoftmax: (x, dim, out) => native.softmax(x, dim, out, true) || logSoftmax(x, dim, out) }),
     ...(crossEntropy && { crossEntropy: (x, target, spec, out) => native.crossEntropy(x, target, spec, out) || crossEntropy(x, target, spec, out) }),

@@ -9,7 +9,7 @@ import type { DTypeName } from '@core/tensor';
 import { describe, expect, it } from 'vitest';
 import { type CpuBackend, createCpuBackend } from '../src/backend.js';
 import { CpuKernels } from '../src/kernels/index.js';
-import { matmulToFloat32 } from '../src/kernels/matmul.js';
+import { matmulRounded, matmulToFloat32 } from '../src/kernels/matmul.js';
 import { type CpuHalfGemmPath, defaultAddonPath, loadNative, nativeFused, nativeKernels, type NativePath } from '../src/native.js';
 import { type Ref, strides } from './helpers.js';
 
@@ -156,6 +156,47 @@ describe('native half GEMM', () => {
     }
     expect(() => matmulToFloat32(ref(plain, 'float32', new Float32Array(1), [1, 1, 1]), ref(plain, 'float32', new Float32Array(1), [1, 1, 1]), ref(plain, 'float32', new Float32Array(1), [1, 1, 1])))
       .toThrow(/cpu matmulToFloat32: a is float32, expected float16 or bfloat16/);
+  });
+
+  it('runs the fused matmulRounded: the sums plus a broadcast float32 bias, rounded once, bit for bit the TypeScript kernel', () => {
+    const fused = nativeFused(automatic, {});
+    const ints = (n: number, seed: number) => Float32Array.from(randomBits(n, seed), (u) => (u % 33) - 16);
+    for (const path of paths) {
+      const native = path === 'avx512_bf16' ? automatic : loaded({ gemm: path });
+      for (const dtype of ['bfloat16', 'float16'] as const) {
+        // Integer operands (exact sums in any order) and biases of short fractions: the one rounding decides the bits.
+        const a = ref(heap, dtype, encoded(dtype, ints(3 * 40 * 17, 1)), [3, 17, 40], [17 * 40, 1, 17]);
+        const b = ref(heap, dtype, encoded(dtype, ints(40 * 70, 2)), [3, 40, 70], [0, 70, 1]);
+        const fractions = (n: number, seed: number) => Float32Array.from(randomBits(n, seed), (u) => ((u % 1025) - 512) / 64);
+        // A convolution's bias (one per row, broadcast over batches and columns), a linear's (one per column), a full one, none.
+        const biases: (Ref | null)[] = [
+          ref(heap, 'float32', fractions(17, 3), [3, 17, 70], [0, 1, 0]),
+          ref(heap, 'float32', fractions(70, 4), [3, 17, 70], [0, 0, 1], 5),
+          ref(heap, 'float32', fractions(3 * 17 * 70, 5), [3, 17, 70]),
+          null,
+        ];
+        for (const bias of biases) {
+          const out = ref(heap, dtype, new Uint16Array(3 * 17 * 70).fill(0x7fc0), [3, 17, 70]);
+          const want = ref(plain, dtype, new Uint16Array(3 * 17 * 70), [3, 17, 70]);
+          expect(native.halfMatmul(a, b, out, 'float32', 2, bias)).toBe(true);
+          matmulRounded(a, b, bias, want);
+          expect(bits(out), `${path} ${dtype} bias ${bias?.strides.join(',') ?? 'none'}`).toEqual(bits(want));
+        }
+      }
+    }
+    // 256 + 1 + 1: summed and biased in float32 (258), then rounded once; the fused kernel takes it through the addon.
+    const one = ref(heap, 'bfloat16', encoded('bfloat16', Float32Array.of(256, 1)), [1, 1, 2]);
+    const ones = ref(heap, 'bfloat16', encoded('bfloat16', Float32Array.of(1, 1)), [1, 2, 1]);
+    const sum = ref(heap, 'bfloat16', new Uint16Array(1), [1, 1, 1]);
+    fused.matmulRounded!(one, ones, ref(heap, 'float32', Float32Array.of(1), [1, 1, 1]), sum);
+    expect(bits(sum)).toEqual([0x4381]); // 258
+    // A bias of another dtype or shape is the TypeScript kernel's to refuse.
+    const bf16Bias = ref(heap, 'bfloat16', new Uint16Array(1), [1, 1, 1]);
+    expect(automatic.halfMatmul(one, ones, sum, 'float32', 1, bf16Bias)).toBe(false);
+    expect(() => fused.matmulRounded!(one, ones, bf16Bias, sum)).toThrow(/cpu matmulRounded: bias is bfloat16, expected float32/);
+    const wide = ref(heap, 'float32', new Float32Array(2), [1, 1, 2]);
+    expect(automatic.halfMatmul(one, ones, sum, 'float32', 1, wide)).toBe(false);
+    expect(() => fused.matmulRounded!(one, ones, wide, sum)).toThrow(/bias of shape \[1, 1, 2\] must have out's shape \[1, 1, 1\]/);
   });
 
   it('gives float32 outputs from the addon directly, and rejects out-of-range operands touching nothing', () => {

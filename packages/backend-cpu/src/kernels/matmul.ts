@@ -53,8 +53,20 @@ export function matmulToFloat32(a: Ref, b: Ref, out: Ref): void {
   product(a, b, out, 'float32', 'float32');
 }
 
-/** a @ b into out of dtype `outDType`, a and b of one dtype, summed in `accumulate`. */
-function product(a: Ref, b: Ref, out: Ref, accumulate: DTypeName, outDType: DTypeName): void {
+/** The fused matmulRounded: matmulToFloat32's sums plus a float32 bias of out's shape (or none), rounded once into out of a's dtype. */
+export function matmulRounded(a: Ref, b: Ref, bias: Ref | null, out: Ref): void {
+  if (a.dtype !== 'float16' && a.dtype !== 'bfloat16') throw new TypeError(`cpu matmulRounded: a is ${a.dtype}, expected float16 or bfloat16`);
+  if (bias !== null) {
+    checkDType('matmulRounded', 'bias', bias, 'float32');
+    if (bias.shape.length !== 3 || bias.shape.some((d, i) => d !== out.shape[i])) {
+      throw new RangeError(`cpu matmulRounded: bias of shape [${bias.shape.join(', ')}] must have out's shape [${out.shape.join(', ')}]`);
+    }
+  }
+  product(a, b, out, 'float32', a.dtype, bias);
+}
+
+/** a @ b (+ bias, float32, out's shape) into out of dtype `outDType`, a and b of one dtype, summed in `accumulate`. */
+function product(a: Ref, b: Ref, out: Ref, accumulate: DTypeName, outDType: DTypeName, bias: Ref | null = null): void {
   if (a.shape.length !== 3 || b.shape.length !== 3 || out.shape.length !== 3) {
     throw new RangeError(`cpu matmul: expected rank-3 a, b and out, got [${a.shape.join(', ')}], [${b.shape.join(', ')}], [${out.shape.join(', ')}]`);
   }
@@ -71,6 +83,7 @@ function product(a: Ref, b: Ref, out: Ref, accumulate: DTypeName, outDType: DTyp
   const pa = panelArray(accumulate, m * k);
   const pb = panelArray(accumulate, k * n);
   const c = panelArray(accumulate, m * n);
+  const biasPanel = bias && new Float32Array(m * n);
   for (let batch = 0; batch < batches; batch++) {
     if (batch === 0 || !batchInvariant(a)) gatherInto(batchView(a, batch), pa);
     if (batch === 0 || !batchInvariant(b)) gatherInto(batchView(b, batch), pb);
@@ -78,6 +91,11 @@ function product(a: Ref, b: Ref, out: Ref, accumulate: DTypeName, outDType: DTyp
     if (c instanceof Float32Array) gemmF32(pa, pb, c, m, k, n);
     else if (c instanceof Float64Array) gemmF64(pa, pb, c, m, k, n);
     else gemmI32(pa, pb, c, m, k, n);
+    if (biasPanel) {
+      // The bias's batch dim is out's: batchView's broadcast of a batch of one does not apply.
+      gatherInto({ ...batchView(bias!, batch), offset: bias!.offset + batch * bias!.strides[0]! }, biasPanel);
+      for (let i = 0; i < c.length; i++) c[i] = c[i]! + biasPanel[i]!; // a float32 add: the Float32Array store rounds it
+    }
     scatterFrom(c, batchView(out, batch));
   }
 }

@@ -4,7 +4,7 @@ import { cat, matmulInFloat32, pad, stack, type DTypeName } from '@core/tensor';
 import type { Expected } from '../check.js';
 import { randomArray, type Input, type Layout } from '../inputs.js';
 import { accumulatorOf, ALL_DTYPES, FLOAT_DTYPES, isFloat, roundTo, unitRoundoff } from '../oracle/dtype.js';
-import { map, nd, type NdArray } from '../oracle/ndarray.js';
+import { broadcastTo, map, nd, zipWith, type NdArray } from '../oracle/ndarray.js';
 import * as ref from '../oracle/ops.js';
 import type { OpInfo, Sample } from '../opinfo.js';
 import type { Rng } from '../rng.js';
@@ -96,6 +96,42 @@ const MATMUL_IN_FLOAT32: OpInfo = {
   samples: (dtype, rng) => matmulSamples(dtype, rng).filter((s) => /^(2d|batched|broadcast|transposed|strided|permuted|K0|M0|long)/.test(s.name)),
   call: ([a, b]) => matmulInFloat32(a!, b!, a!.dtype),
   reference: ([a, b]) => accumulated(ref.matmul(a!, b!), 'float32'),
+};
+
+/**
+ * matmulInFloat32 with a bias and `round` (the 16-bit linears' and convolutions' output): the
+ * float32 sums plus the bias, rounded once to the operands' dtype, by the backend's fused
+ * matmulRounded kernel and by the float32 add and cast it falls back to. The bias is a linear's
+ * (one per column) or a convolution's (one per row, broadcast over the batch and the pixels).
+ */
+const MATMUL_IN_FLOAT32_ROUNDED: OpInfo = {
+  name: 'matmulInFloat32Rounded',
+  category: 'composites',
+  dtypes: ['float16', 'bfloat16'],
+  tolerance: 'accumulated',
+  differentiable: false,
+  fused: 'matmulRounded',
+  samples: (dtype, rng) => matmulSamples(dtype, rng)
+    .filter((s) => /^(2d|batched|broadcast|transposed|strided|permuted|K0|M0|long)/.test(s.name))
+    .flatMap((s) => {
+      const [a, b] = s.inputs.map((i) => i.value) as [NdArray, NdArray];
+      const rows = a.shape[a.shape.length - 2]!;
+      const cols = b.shape[b.shape.length - 1]!;
+      return [
+        { name: `${s.name}+columns-bias`, inputs: [...s.inputs, input(randomArray(rng, dtype, [cols]), dtype)] },
+        { name: `${s.name}+rows-bias`, inputs: [...s.inputs, input(randomArray(rng, dtype, [rows, 1]), dtype, 'strided')] },
+      ];
+    }),
+  call: ([a, b, bias]) => matmulInFloat32(a!, b!, a!.dtype, { bias: bias!, round: true }),
+  reference: ([a, b, bias], _args, dtype) => {
+    const product = ref.matmul(a!, b!);
+    const biasFull = broadcastTo(bias!, product.value.shape);
+    return accumulated({
+      value: zipWith([product.value, biasFull], (p, q) => p + q),
+      magnitude: zipWith([product.magnitude, biasFull], (p, q) => p + Math.abs(q)),
+      length: product.length + 1,
+    }, dtype);
+  },
 };
 
 // ---- indexing ----
@@ -344,6 +380,6 @@ const LOGSUMEXP: OpInfo = {
 };
 
 export const STRUCTURAL_INFOS: OpInfo[] = [
-  MATMUL, MM, BMM, MATMUL_IN_FLOAT32, GATHER, SCATTER_ADD, INDEX_SELECT, CAT, STACK, PAD, softmaxInfo('softmax'), softmaxInfo('logSoftmax'), LOGSUMEXP,
+  MATMUL, MM, BMM, MATMUL_IN_FLOAT32, MATMUL_IN_FLOAT32_ROUNDED, GATHER, SCATTER_ADD, INDEX_SELECT, CAT, STACK, PAD, softmaxInfo('softmax'), softmaxInfo('logSoftmax'), LOGSUMEXP,
 ];
 

@@ -20,11 +20,11 @@ export type { ArgReduceOp, BinaryOp, CompareOp, CumulativeOp, ReduceOp, UnaryOp 
  * addcmul; 1.3.0: the argsort, cumulative and scatter primitives; 1.4.0: the attention fused
  * kernel; 1.5.0: `prepare` and the `autocastSpeed` capability; 1.6.0: the maxPool2d, adadelta and
  * rmsprop fused kernels and stridedSum, asStrided's gradient, and `prepare`'s options; 1.7.0: the
- * matmulToFloat32 fused kernel), so a backend built against 1.0.0
+ * matmulToFloat32 fused kernel; 1.8.0: matmulRounded), so a backend built against 1.0.0
  * still registers. A backend's `contractVersion` is a semver string with this major
  * (conformance: `storage/identity`).
  */
-export const CONTRACT_VERSION = '1.7.0';
+export const CONTRACT_VERSION = '1.8.0';
 
 /**
  * A strided view of a storage: element (i0, i1, …) lives at `offset + Σ ik·strides[k]` (in
@@ -527,6 +527,15 @@ export interface FusedKernels<S> {
    * (conformance: `composites/matmulInFloat32/`).
    */
   matmulToFloat32(a: TensorRef<S>, b: TensorRef<S>, out: TensorRef<S>): void;
+  /**
+   * matmulToFloat32's product rounded once (since 1.8.0): a and b as there; `bias` null, or a
+   * float32 view of out's shape (any strides, 0 where it is broadcast) added to each float32 sum;
+   * the result rounded once into `out`, of a's dtype. It is PyTorch's half addmm, and a 16-bit
+   * convolution's product plus its bias: core's `matmulInFloat32` uses it for `round` (the layers
+   * of @core/nn); without it, core adds the bias and rounds with its own kernels. Tolerance: as
+   * `matmul` (conformance: `composites/matmulInFloat32Rounded/`).
+   */
+  matmulRounded(a: TensorRef<S>, b: TensorRef<S>, bias: TensorRef<S> | null, out: TensorRef<S>): void;
 }
 
 /**

@@ -9,6 +9,7 @@ import { broadcastShapes, broadcastStrides, numelOf, sameShape, viewStrides } fr
 import { asStrided, contiguousCopy, reshape, transpose, unsqueeze } from './views.js';
 import { record } from '../autograd/engine.js';
 import { isRecording, noGrad } from '../autograd/grad-mode.js';
+import { anomalyModeActive } from '../amp/anomaly.js';
 import { autocastIdle, autocastOp } from '../amp/autocast.js';
 import { fusedKernel } from '../dispatch/fused.js';
 import { freeingTemporaries, releaseWithGraph } from '../tensor/temporaries.js';
@@ -32,9 +33,9 @@ function shapeText(t: { readonly shape: readonly number[] }): string {
   return t.shape.join('x');
 }
 
-/** View `t` ([...batch, r, c] broadcast to `batch`) as [B, r, c], copying only when strides cannot merge. */
-function asBatched(t: Tensor, batch: readonly number[]): Tensor {
-  const [r, c] = t.shape.slice(-2) as [number, number];
+/** View `t` ([...batch, r, c] broadcast to `batch`, or to [...batch, ...matrix]) as [B, r, c], copying only when strides cannot merge. */
+function asBatched(t: Tensor, batch: readonly number[], matrix = t.shape.slice(-2)): Tensor {
+  const [r, c] = matrix as [number, number];
   const full = [...batch, r, c];
   const strides = broadcastStrides(t.shape, t._strides, full);
   const B = numelOf(batch);
@@ -166,16 +167,30 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
   if (bias !== null && !sameShape(broadcastShapes([productShape, bias.shape], 'matmulInFloat32'), productShape)) {
     throw new ShapeError(`matmulInFloat32: bias of shape ${shapeText(bias)} does not broadcast to the product's shape [${productShape.join(', ')}]`, 'matmulInFloat32');
   }
-  /** The float32 sums plus the bias, rounded to dtype when asked: a differentiable tail, where no fused kernel takes the product. */
+  /**
+   * The float32 sums plus the bias, rounded to dtype when asked. Differentiable (the tail where no
+   * fused kernel takes the product); each step's input is read by nothing after it (neither the
+   * add's nor the cast's gradient needs it), so it is freed at once.
+   */
   const finish = (sums: Tensor): Tensor => {
-    const biased = bias === null ? sums : add(sums, cast(bias, float32));
-    return options.round ? cast(biased, dtype) : biased;
+    let y = sums;
+    for (const step of [bias && ((t: Tensor) => add(t, cast(bias, float32))), options.round && ((t: Tensor) => cast(t, dtype))]) {
+      if (!step) continue;
+      const next = step(y);
+      y.dispose();
+      y = next;
+    }
+    return y;
   };
   /** b as the matrix operand: a differentiable reshape (a copy for a strided view). */
   const bMatrix = (): Tensor => (bShape === b.shape ? b : reshape(b, bShape));
   const backend = backendOf(a.device);
   requireCompute(backend, dtype, 'matmulInFloat32');
   const kernel = fusedKernel(backend, 'matmulToFloat32');
+  // Rounded with the bias in the GEMM's store, where the backend can: no float32 product at all.
+  // Not under detectAnomaly, which checks the kernels' outputs: there the rounding stays a cast,
+  // the op it names when a 16-bit result overflows.
+  const rounding = options.round && a.shape[a.ndim - 1]! > 0 && !anomalyModeActive() ? fusedKernel(backend, 'matmulRounded') : undefined;
   if (!kernel) return finish(batchedProduct('matmul', cast(a, float32), bShape === b.shape ? cast(b, float32) : reshape(cast(b, float32), bShape)));
   // A reshaped view is cast whole into a new contiguous tensor, which then reshapes as a view.
   // The casts' own tensors behind the views kept are let go at once.
@@ -205,19 +220,24 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
     const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
     return operand.dtype === dtype && sameShape([...batch, x.shape[x.ndim - 2]!, y.shape[y.ndim - 1]!], shape) ? gradientProduct('matmul', x, y, operand) : product(x, y);
   };
-  // The sums, biased and rounded in place of the tail's ops: the node below differentiates all of
-  // it, so each step's float32 tensor is read by nothing after the next and is freed at once.
-  const value = noGrad(() => {
-    let y = product(ah, bh);
-    const steps = [bias && ((t: Tensor) => add(t, cast(bias, float32))), options.round && ((t: Tensor) => cast(t, dtype))];
-    for (const step of steps) {
-      if (!step) continue;
-      const next = step(y);
-      y.dispose();
-      y = next;
-    }
-    return y;
-  });
+  /** round(x @ y + bias) by the backend's matmulRounded, the bias (as float32) viewed as the product's [B, M, N]. */
+  const roundedProduct = (x: Tensor, y: Tensor): Tensor => {
+    const M = x.shape[x.ndim - 2]!;
+    const N = y.shape[y.ndim - 1]!;
+    const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
+    const out = allocate([...batch, M, N], dtype, x.device);
+    if (out.numel() === 0) return out;
+    const wide = bias && cast(bias, float32);
+    batchedOperands([x, y], batch, (xb, yb) => {
+      const biasBatches = wide && asBatched(wide, batch, [M, N]);
+      rounding!(ref(xb), ref(yb), biasBatches && ref(biasBatches), batchesOf(out));
+      biasBatches?.dispose();
+    });
+    if (wide !== bias) wide?.dispose();
+    return out;
+  };
+  // The sums, biased and rounded in place of the tail's ops: the node below differentiates all of it.
+  const value = noGrad(() => (rounding ? roundedProduct(ah, bh) : finish(product(ah, bh))));
   // A rounded result's gradient is already dtype (the engine brings it to the result's dtype): the
   // cast is then a no-op. The bias's gradient is g, which the engine sums over its broadcast dims.
   const y = record('matmulInFloat32Backward', value, bias === null ? [a, b] : [a, b, bias], (g) => {
