@@ -774,7 +774,8 @@ export function nativeFused(native: NativeNumerics & Pick<NativePath, 'halfMatmu
     ...base,
     stridedSum: (src, view, out) => native.stridedSum(src, view, out) || stridedSum(src, view, out),
     matmulToFloat32: (a, b, out) => native.halfMatmul(a, b, out, 'float32') || matmulToFloat32(a, b, out),
-    matmulRounded: (a, b, bias, out) => native.halfMatmul(a, b, out, 'float32', undefined, bias) || matmulRounded(a, b, bias, out),
+    // Out of a's dtype only (halfMatmul also takes a float32 out, which the TypeScript kernel refuses here).
+    matmulRounded: (a, b, bias, out) => (out.dtype === a.dtype && native.halfMatmul(a, b, out, 'float32', undefined, bias)) || matmulRounded(a, b, bias, out),
     ...(softmax && { softmax: (x, dim, out) => native.softmax(x, dim, out, false) || softmax(x, dim, out) }),
     ...(logSoftmax && { logSoftmax: (x, dim, out) => native.softmax(x, dim, out, true) || logSoftmax(x, dim, out) }),
     ...(crossEntropy && { crossEntropy: (x, target, spec, out) => native.crossEntropy(x, target, spec, out) || crossEntropy(x, target, spec, out) }),

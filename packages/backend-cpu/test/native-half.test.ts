@@ -197,6 +197,8 @@ describe('native half GEMM', () => {
     const wide = ref(heap, 'float32', new Float32Array(2), [1, 1, 2]);
     expect(automatic.halfMatmul(one, ones, sum, 'float32', 1, wide)).toBe(false);
     expect(() => fused.matmulRounded!(one, ones, wide, sum)).toThrow(/bias of shape \[1, 1, 2\] must have out's shape \[1, 1, 1\]/);
+    // So is a float32 out (matmulToFloat32's), which the addon's GEMM would take.
+    expect(() => fused.matmulRounded!(one, ones, null, ref(heap, 'float32', new Float32Array(1), [1, 1, 1]))).toThrow(/cpu matmul: out is float32, expected bfloat16/);
   });
 
   it('gives float32 outputs from the addon directly, and rejects out-of-range operands touching nothing', () => {
