@@ -69,6 +69,60 @@ auto byType(Elem type, Fn fn) {
   return fn(F32{});
 }
 
+/**
+ * MaxPool2d(2) (a 2×2 window, stride 2, no padding or dilation) of whole planes. Per output row,
+ * the two input rows are split (half types widened) into four float32 lines, one per window
+ * position: then each position is one pass of contiguous, branchless selects over the row, in
+ * (row, column) order and by the general loop's rule, so the same values and indices.
+ */
+template <typename E>
+void forward2x2(const MaxPoolProblem& p, int threads) {
+  using T = typename E::T;
+  const int64_t C = p.shape[1], W = p.shape[3];
+  const int64_t oh = p.outSize[0], ow = p.outSize[1];
+  const int64_t sH = p.xStrides[2];
+  overPlanes(p.shape[0] * C, p.shape[2] * W, threads, [&](int64_t begin, int64_t end) {
+    std::vector<float> lines(5 * ow);  // the four window positions, then the row's maxima
+    float* position[4] = {lines.data(), lines.data() + ow, lines.data() + 2 * ow, lines.data() + 3 * ow};
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const T* x = static_cast<const T*>(p.x) + (plane / C) * p.xStrides[0] + (plane % C) * p.xStrides[1];
+      for (int64_t i = 0; i < oh; ++i) {
+        const T* r0 = x + 2 * i * sH;
+        const T* r1 = r0 + sH;
+        for (int64_t j = 0; j < ow; ++j) {
+          position[0][j] = E::load(r0[2 * j]);
+          position[1][j] = E::load(r0[2 * j + 1]);
+          position[2][j] = E::load(r1[2 * j]);
+          position[3][j] = E::load(r1[2 * j + 1]);
+        }
+        T* stored = static_cast<T*>(p.out) + (plane * oh + i) * ow;
+        float* best = std::is_same<T, float>::value ? reinterpret_cast<float*>(stored) : lines.data() + 4 * ow;
+        int32_t* where = p.indices + (plane * oh + i) * ow;
+        const int32_t at = static_cast<int32_t>(2 * i * W);
+        // The first position always stands: it beats the −∞ the general loop starts from, or equals it.
+        for (int64_t j = 0; j < ow; ++j) {
+          best[j] = position[0][j];
+          where[j] = at + 2 * static_cast<int32_t>(j);
+        }
+        const int32_t offsets[4] = {0, 1, static_cast<int32_t>(W), static_cast<int32_t>(W) + 1};
+        for (int k = 1; k < 4; ++k) {
+          const float* values = position[k];
+          const int32_t offset = at + offsets[k];
+          for (int64_t j = 0; j < ow; ++j) {
+            const float v = values[j], m = best[j];
+            const bool take = (v > m) | ((v != v) & (m == m));
+            best[j] = take ? v : m;
+            where[j] = take ? offset + 2 * static_cast<int32_t>(j) : where[j];
+          }
+        }
+        if (!std::is_same<T, float>::value) {
+          for (int64_t j = 0; j < ow; ++j) stored[j] = E::store(best[j]);
+        }
+      }
+    }
+  });
+}
+
 template <typename E>
 void forward(const MaxPoolProblem& p, int threads, const std::vector<int64_t>& rows, const std::vector<int64_t>& cols) {
   using T = typename E::T;
@@ -174,7 +228,12 @@ bool maxPool2d(const MaxPoolProblem& p, int threads) {
       !firstInside(p.shape[3], p.outSize[1], p.kernel[1], p.stride[1], p.padding[1], p.dilation[1], cols)) {
     return false;
   }
-  byType(p.type, [&](auto e) { forward<decltype(e)>(p, threads, rows, cols); });
+  const bool twoByTwo = p.kernel[0] == 2 && p.kernel[1] == 2 && p.stride[0] == 2 && p.stride[1] == 2 && p.padding[0] == 0 && p.padding[1] == 0 &&
+                        p.dilation[0] == 1 && p.dilation[1] == 1 && p.xStrides[3] == 1;
+  byType(p.type, [&](auto e) {
+    if (twoByTwo) forward2x2<decltype(e)>(p, threads);
+    else forward<decltype(e)>(p, threads, rows, cols);
+  });
   return true;
 }
 

@@ -64,8 +64,8 @@ interface Setup {
   readonly name: string;
   readonly shape: [number, number, number, number];
   readonly g: MaxPool2dGeometry;
-  /** 'transposed': H and W swapped in storage; 'sliced': every other column of a wider storage, from an offset. */
-  readonly layout: 'contiguous' | 'transposed' | 'sliced';
+  /** 'transposed': H and W swapped in storage; 'sliced': every other column of a wider storage, from an offset; 'wide rows': rows 3 elements apart, from an offset. */
+  readonly layout: 'contiguous' | 'transposed' | 'sliced' | 'wide rows';
 }
 
 const SETUPS: Setup[] = [
@@ -74,6 +74,8 @@ const SETUPS: Setup[] = [
   { name: 'kernel [2, 3], stride [3, 1], padding [1, 1], dilation [2, 1], transposed', shape: [2, 6, 19, 21], g: geometry(19, 21, [2, 3], [3, 1], [1, 1], [2, 1]), layout: 'transposed' },
   { name: 'kernel 3, stride 2, ceilMode, sliced', shape: [2, 8, 20, 16], g: geometry(20, 16, [3, 3], [2, 2], [0, 0], [1, 1], true), layout: 'sliced' },
   { name: 'kernel 2, stride 1, padding 1, dilation 2, ceilMode', shape: [1, 8, 23, 25], g: geometry(23, 25, [2, 2], [1, 1], [1, 1], [2, 2], true), layout: 'contiguous' },
+  // MaxPool2d(2) has a path of its own (whole 2×2 blocks): odd sizes drop the last row and column.
+  { name: 'MaxPool2d(2) of odd [4, 8, 15, 13], rows apart in a wider storage', shape: [4, 8, 15, 13], g: geometry(15, 13, [2, 2], [2, 2], [0, 0], [1, 1]), layout: 'wide rows' },
 ];
 
 /** The setup's input x of `dtype`, filled from `seed`. */
@@ -82,6 +84,7 @@ function input(setup: Setup, seed: number, dtype: Dtype): Ref {
   const fill = tricky(seed);
   if (setup.layout === 'transposed') return view(dtype, N * C * H * W, fill, setup.shape, [C * H * W, H * W, 1, H]);
   if (setup.layout === 'sliced') return view(dtype, 3 + 2 * N * C * H * W, fill, setup.shape, [2 * C * H * W, 2 * H * W, 2 * W, 2], 3);
+  if (setup.layout === 'wide rows') return view(dtype, 1 + N * C * H * (W + 3), fill, setup.shape, [C * H * (W + 3), H * (W + 3), W + 3, 1], 1);
   return view(dtype, N * C * H * W, fill, setup.shape);
 }
 
