@@ -385,8 +385,7 @@ export function loadNative(options: NativeChoice, beforeCall?: () => void): Nati
       const halfParams = (halfParamsByRank[rank] ??= new Float64Array(size + 3));
       fillStridedParams(halfParams, threadsNow ?? (numel >= NATIVE_PARALLEL_ELEMENTS ? threads : 1), out, a, b);
       [out, a, op === 'copy' ? a : b].forEach((x, i) => (halfParams[size + i] = HALF_CODES[x.dtype]!));
-      const data = (x: Ref): HalfOrFloat => x.storage.data as HalfOrFloat;
-      addon.halfElementwise(op, data(out), data(a), data(op === 'copy' ? a : b), halfParams);
+      addon.halfElementwise(op, elements(out), elements(a), elements(op === 'copy' ? a : b), halfParams);
       return true;
     },
     halfArgReduce(op, x, axis, out, threadsNow) {
@@ -585,7 +584,7 @@ const NATIVE_MIN_NUMERIC = 1 << 12;
 const NATIVE_MIN_RANDOM = 1 << 6;
 /** The TypeScript kernel widens 16-bit elements one by one (0.13 ms for 640 of them, a linear's bias gradient): those reductions take the addon from a smaller size. */
 const NATIVE_MIN_HALF_REDUCE = 1 << 6;
-/** The reductions the addon runs over float32. */
+/** The reductions the addon runs (over float32, float16 and bfloat16). */
 const NATIVE_REDUCE_OPS: ReadonlySet<string> = new Set<ReduceOp>(['sum', 'max', 'min']);
 
 /** The addon's entry points for random numbers, reductions and the fused kernels (native/cpu/src/numeric_addon.h). */
@@ -632,6 +631,8 @@ export interface NativeNumerics {
 }
 
 const f32 = (x: Ref): Float32Array => x.storage.data as Float32Array;
+/** The elements of a float32 or 16-bit storage, as the addon takes them. */
+const elements = (x: Ref): HalfOrFloat => x.storage.data as HalfOrFloat;
 const dense = (x: Ref): boolean => isContiguous(x.shape, x.strides);
 
 /** The reduced axes of `rank` dims as 0/1 flags, or null when an axis is out of range (the TypeScript kernel words that). */
@@ -690,7 +691,6 @@ function numericPath(addon: CpuAddon, threads: number): NativeNumerics {
       const flags = reducedFlags(axes, rank);
       if (flags === null || rank > NATIVE_MAX_RANK || sizeOf(x.shape) < (x.dtype === 'float32' ? NATIVE_MIN_NUMERIC : NATIVE_MIN_HALF_REDUCE) || !sameShape(out.shape, x.shape.map((d, i) => (flags[i] ? 1 : d)))) return false;
       if (out.strides.some((st, i) => st === 0 && out.shape[i]! > 1)) return false; // outputs sharing an element: the TypeScript kernel's order decides
-      const elements = (r: Ref) => r.storage.data as Float32Array | Uint16Array;
       addon.reduce(op, elements(x), elements(out), Float64Array.from([rank, threads, accumulate === 'float64' ? 1 : 0, ...x.shape, ...flags, x.offset, ...x.strides, out.offset, ...out.strides, code]));
       return true;
     },
@@ -798,7 +798,6 @@ function maxPoolPath(addon: CpuAddon, threads: number): Pick<NativeNumerics, 'ma
     return refs.every((r) => r.shape.length === 4 && r.shape.every((n) => n > 0) && r.strides.every((st) => st >= 0)) ? code : null;
   };
   const threadsFor = (numel: number) => (numel >= NATIVE_PARALLEL_ELEMENTS ? threads : 1);
-  const elements = (r: Ref) => r.storage.data as Float32Array | Uint16Array;
   return {
     maxPool2d(x, out, indices, g) {
       const code = fits([x, out, indices], [x, out]);

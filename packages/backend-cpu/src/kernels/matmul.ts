@@ -92,8 +92,7 @@ function product(a: Ref, b: Ref, out: Ref, accumulate: DTypeName, outDType: DTyp
     else if (c instanceof Float64Array) gemmF64(pa, pb, c, m, k, n);
     else gemmI32(pa, pb, c, m, k, n);
     if (biasPanel) {
-      // The bias's batch dim is out's: batchView's broadcast of a batch of one does not apply.
-      gatherInto({ ...batchView(bias!, batch), offset: bias!.offset + batch * bias!.strides[0]! }, biasPanel);
+      gatherInto(batchView(bias!, batch), biasPanel);
       for (let i = 0; i < c.length; i++) c[i] = c[i]! + biasPanel[i]!; // a float32 add: the Float32Array store rounds it
     }
     scatterFrom(c, batchView(out, batch));

@@ -200,15 +200,29 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
     (t) => operands.includes(t),
   );
   const [ah, bh] = operands;
-  const product = (x: Tensor, y: Tensor): Tensor => {
+  /**
+   * x @ y summed in float32 (matmulToFloat32), or with `rounded`, plus the bias and rounded to
+   * dtype by the backend's matmulRounded (K > 0 there), the bias as float32 viewed as the
+   * product's [B, M, N].
+   */
+  const product = (x: Tensor, y: Tensor, rounded = false): Tensor => {
     const [M, K] = x.shape.slice(-2) as [number, number];
     const N = y.shape[y.ndim - 1]!;
     const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
-    const out = allocate([...batch, M, N], float32, x.device);
-    if (out.numel() > 0) {
-      if (K === 0) backend.kernels.fill(ref(out), 0);
-      else batchedOperands([x, y], batch, (xb, yb) => kernel(ref(xb), ref(yb), batchesOf(out)));
+    const out = allocate([...batch, M, N], rounded ? dtype : float32, x.device);
+    if (out.numel() === 0) return out;
+    if (K === 0) {
+      backend.kernels.fill(ref(out), 0);
+      return out;
     }
+    const wide = rounded && bias ? cast(bias, float32) : null;
+    batchedOperands([x, y], batch, (xb, yb) => {
+      if (!rounded) return kernel(ref(xb), ref(yb), batchesOf(out));
+      const biasBatches = wide && asBatched(wide, batch, [M, N]);
+      rounding!(ref(xb), ref(yb), biasBatches && ref(biasBatches), batchesOf(out));
+      biasBatches?.dispose();
+    });
+    if (wide !== bias) wide?.dispose();
     return out;
   };
   // The gradient of a 16-bit operand that was not broadcast is the 16-bit GEMM's output, rounded
@@ -220,24 +234,8 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
     const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
     return operand.dtype === dtype && sameShape([...batch, x.shape[x.ndim - 2]!, y.shape[y.ndim - 1]!], shape) ? gradientProduct('matmul', x, y, operand) : product(x, y);
   };
-  /** round(x @ y + bias) by the backend's matmulRounded, the bias (as float32) viewed as the product's [B, M, N]. */
-  const roundedProduct = (x: Tensor, y: Tensor): Tensor => {
-    const M = x.shape[x.ndim - 2]!;
-    const N = y.shape[y.ndim - 1]!;
-    const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
-    const out = allocate([...batch, M, N], dtype, x.device);
-    if (out.numel() === 0) return out;
-    const wide = bias && cast(bias, float32);
-    batchedOperands([x, y], batch, (xb, yb) => {
-      const biasBatches = wide && asBatched(wide, batch, [M, N]);
-      rounding!(ref(xb), ref(yb), biasBatches && ref(biasBatches), batchesOf(out));
-      biasBatches?.dispose();
-    });
-    if (wide !== bias) wide?.dispose();
-    return out;
-  };
   // The sums, biased and rounded in place of the tail's ops: the node below differentiates all of it.
-  const value = noGrad(() => (rounding ? roundedProduct(ah, bh) : finish(product(ah, bh))));
+  const value = noGrad(() => (rounding ? product(ah, bh, true) : finish(product(ah, bh))));
   // A rounded result's gradient is already dtype (the engine brings it to the result's dtype): the
   // cast is then a no-op. The bias's gradient is g, which the engine sums over its broadcast dims.
   const y = record('matmulInFloat32Backward', value, bias === null ? [a, b] : [a, b, bias], (g) => {
