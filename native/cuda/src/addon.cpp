@@ -313,6 +313,24 @@ Napi::Value FusedBuild(const Napi::CallbackInfo& info) {
   });
 }
 
+/**
+ * fusionCompile(source, ccMajor, ccMinor) → { ok, log, image }: what fusedBuild's NVRTC step makes for
+ * an architecture, with no device (the cubin is not loaded). The tests compile generated modules with
+ * a real NVRTC this way on machines without a GPU.
+ */
+Napi::Value FusionCompile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 3 || !info[0].IsString() || !info[1].IsNumber() || !info[2].IsNumber())
+    throw Napi::TypeError::New(env, "fusionCompile(source, ccMajor, ccMinor): a string and two numbers");
+  const fz::Built& built = fz::build(info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::Number>().Int32Value(),
+                                     info[2].As<Napi::Number>().Int32Value());
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("ok", built.ok);
+  o.Set("log", built.log);
+  o.Set("image", Napi::Buffer<char>::Copy(env, built.image.data(), built.image.size()));
+  return o;
+}
+
 /** fusionProgram(source): the program NVRTC is given for a fused module's source (the embedded headers inlined). */
 Napi::Value FusionProgram(const Napi::CallbackInfo& info) {
   return Napi::String::New(info.Env(), fz::expandHeaders(info[0].As<Napi::String>().Utf8Value()));
@@ -430,6 +448,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("nvrtc", Napi::Function::New(env, Nvrtc));
   exports.Set("fusedBuild", Napi::Function::New(env, FusedBuild));
   exports.Set("fusionProgram", Napi::Function::New(env, FusionProgram));
+  exports.Set("fusionCompile", Napi::Function::New(env, FusionCompile));
   exports.Set("fusedLaunch", Napi::Function::New(env, FusedLaunch));
   exports.Set("unary", Napi::Function::New(env, OP_CALL(d.unary(i32(info[1]), ref(env, info[2]), ref(env, info[3])))));
   exports.Set("binary", Napi::Function::New(env, OP_CALL(d.binary(i32(info[1]), ref(env, info[2]), ref(env, info[3]), ref(env, info[4])))));

@@ -113,6 +113,11 @@ export interface CudaAddon {
   fusedBuild(device: number, source: string): number;
   /** The program NVRTC compiles for a fused module's source: the embedded kernel headers inlined. */
   fusionProgram(source: string): string;
+  /**
+   * NVRTC's step of fusedBuild for an architecture, with no device: the cubin (not loaded) or the log
+   * of the failure. The tests compile generated modules with a real NVRTC this way without a GPU.
+   */
+  fusionCompile(source: string, ccMajor: number, ccMinor: number): { ok: boolean; log: string; image: Uint8Array };
   /** Launch kernel `name` of a fused module over `numel` elements with its buffers' device addresses (captured when a capture is under way). */
   fusedLaunch(device: number, module: number, name: string, numel: number, ptrs: readonly number[]): void;
   graphDestroy(device: number, graph: number): void;

@@ -136,6 +136,42 @@ describe.skipIf(!ready)('cuda elementwise fusion (fake driver, fake NVRTC)', () 
 
 const nvcc = findNvcc() as { path: string; version: string } | { reason: string };
 
+/**
+ * A real NVRTC to compile generated modules with (no GPU needed): CORE_CUDA_TEST_NVRTC, else the newest
+ * libnvrtc.so.* the dynamic linker knows (scripts/test-deps.sh installs Debian's libnvrtc11.2 on x86-64).
+ */
+function findRealNvrtc(): { library: string } | { reason: string } {
+  if (process.env.CORE_CUDA_TEST_NVRTC) return { library: process.env.CORE_CUDA_TEST_NVRTC };
+  const cache = spawnSync('ldconfig', ['-p'], { encoding: 'utf8' });
+  const names = [...(cache.stdout ?? '').matchAll(/^\s*(libnvrtc\.so\.[0-9.]+) \(/gm)].map((m) => m[1]!);
+  const version = (n: string) => n.slice('libnvrtc.so.'.length).split('.').map(Number);
+  names.sort((a, b) => version(b)[0]! - version(a)[0]! || (version(b)[1] ?? 0) - (version(a)[1] ?? 0));
+  return names[0] !== undefined ? { library: names[0] } : { reason: 'no libnvrtc.so.* is installed (scripts/test-deps.sh installs one on x86-64)' };
+}
+const realNvrtc = findRealNvrtc();
+// The suite's machines have one (scripts/test-deps.sh): there, a missing NVRTC fails rather than skips.
+const needRealNvrtc = process.env.CI !== undefined && process.arch === 'x64' && nvcc !== undefined && !('reason' in nvcc);
+
+/** Compiles `source` with the real NVRTC through the addon's NVRTC step (test/nvrtc-compile.mjs) for each compute capability. */
+function compileWithRealNvrtc(source: string, ccs: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'cuda-fusion-nvrtc-'));
+  try {
+    writeFileSync(join(dir, 'module.cu'), source);
+    const library = (realNvrtc as { library: string }).library;
+    const r = spawnSync(process.execPath, [fileURLToPath(new URL('./nvrtc-compile.mjs', import.meta.url)), join(dir, 'module.cu'), ...ccs], {
+      encoding: 'utf8', timeout: 300_000, env: { ...process.env, CORE_CUDA_NVRTC: library },
+    });
+    if (r.status !== 0) throw new Error(`nvrtc-compile.mjs exited with ${r.status}: ${r.stderr}`);
+    return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {
+      nvrtc: { available: boolean; library: string; version: string; reason: string };
+      kernels: string[];
+      results: { cc: string; ok: boolean; log: string; elf: boolean; machine: number; named: string[] }[];
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 let serial = 0;
 function view(dtype: DTypeName, shape: number[], strides?: number[], storage?: CudaStorage): TensorRef<CudaStorage> {
   const numel = shape.reduce((a, b) => a * b, 1);
@@ -228,5 +264,25 @@ describe('the generated fused source and NVIDIA\'s front end', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }, 300_000);
+
+  const nvrtcSkip = !existsSync(defaultAddonPath()) ? 'the addon was not built' : 'reason' in realNvrtc && !needRealNvrtc ? realNvrtc.reason : '';
+  it.skipIf(nvrtcSkip !== '')(`compiles with a real NVRTC through the addon's own NVRTC step: Hopper and Ampere cubins naming every kernel; a compile error is the log${nvrtcSkip ? `: skipped, ${nvrtcSkip}` : ''}`, () => {
+    if ('reason' in realNvrtc) throw new Error(`a real NVRTC is needed on this machine: ${realNvrtc.reason}`);
+    const kernels = sampleChains().map((c, n) => generate(c, `ck_fused_${n}`, () => false));
+    const out = compileWithRealNvrtc(moduleSource(kernels), ['9.0', '8.0']);
+    expect(out.nvrtc).toMatchObject({ available: true, reason: '' });
+    expect(out.kernels).toEqual(kernels.map((_, n) => `ck_fused_${n}`));
+    for (const r of out.results) {
+      // The options fusion.cpp gives (-arch=sm_XY, -default-device, ...) are NVRTC's spellings: no error lines.
+      expect({ cc: r.cc, ok: r.ok, errors: r.log.split('\n').filter((l) => /error/i.test(l)) }).toEqual({ cc: r.cc, ok: true, errors: [] });
+      // A cubin (an ELF for EM_CUDA) that cuModuleLoadData takes, with every kernel's entry by its extern "C" name.
+      expect([r.elf, r.machine]).toEqual([true, 190]);
+      expect(r.named).toEqual(out.kernels);
+    }
+    // A module NVRTC rejects: not ok, the log says why (the backend then keeps the eager kernels and quotes it).
+    const broken = compileWithRealNvrtc(`${moduleSource(kernels.slice(0, 1))}\nextern "C" __global__ void ck_broken(ck_fused_args a) { undeclared_name(a); }\n`, ['9.0']);
+    expect(broken.results[0]).toMatchObject({ ok: false, elf: false });
+    expect(broken.results[0]!.log).toMatch(/^nvrtcCompileProgram: NVRTC_ERROR_COMPILATION \(nvrtcResult 6\): [^]*undeclared_name/);
   }, 300_000);
 });
