@@ -23,7 +23,8 @@ struct StridedSumProblem {
 
 /**
  * Runs the problem on up to `threads` threads: the zeroing split in chunks, the sums split over the
- * leading dims whose indices land on disjoint ranges of out (a convolution's samples and channels).
+ * leading dims whose indices land on disjoint ranges of out (a convolution's samples and channels),
+ * a run of consecutive indices per pool task.
  */
 void stridedSum(const StridedSumProblem& problem, int threads);
 
