@@ -27,6 +27,19 @@ function integers(shape: number[], seed: number, dtype = bfloat16): Tensor {
   return tensor(Array.from({ length: n }, (_, i) => ((i * 7 + seed * 13) % 9) - 4)).reshape(shape).to(dtype);
 }
 
+/** Seeded fractions in [-2, 2] of `shape`, as `dtype`: products and sums that round. */
+function fractions(shape: number[], seed: number, dtype = bfloat16): Tensor {
+  let s = seed >>> 0;
+  const n = shape.reduce((a, b) => a * b, 1);
+  const values = Array.from({ length: n }, () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) % 4097) / 1024 - 2);
+  return tensor(values).reshape(shape).to(dtype);
+}
+
+/** The bit patterns of a tensor's elements (16-bit ones widened exactly), so that −0 and NaN payloads compare. */
+function bitsOf(t: Tensor): number[] {
+  return Array.from(new Uint32Array(Float32Array.from(t.float().dataSync()).buffer));
+}
+
 afterEach(() => setFusedKernelsEnabled(true));
 
 describe('matmulInFloat32: 16-bit products summed and returned in float32', () => {
@@ -158,6 +171,50 @@ describe('matmulInFloat32: 16-bit products summed and returned in float32', () =
       expect(Array.from(w.grad!.dataSync())).toEqual(Array.from(g.matmul(columns.float().transpose(1, 2)).sum(0).to(bfloat16).dataSync()));
     });
 
+    it(`${path}: otherView multiplies b's windows; b's gradient is the float32 sums summed into place (col2im) and rounded once, the same bits as b.float()'s windows give`, () => {
+      // Fractional values: the sums round, so the bits show each rounding. Batches of 3 (the cpu's
+      // native kernel, a batch per thread) and of 1 (its three-step fallback); 3×3 windows that overlap.
+      for (const dtype of [bfloat16, float16]) {
+        for (const n of [3, 1]) {
+          const [C, H, W, O] = [3, 6, 7, 4];
+          const size = [n, C, 3, 3, H - 2, W - 2];
+          const stride = [C * H * W, H * W, W, 1, W, 1];
+          const otherShape = [n, 1, C * 9, (H - 2) * (W - 2)];
+          const image = fractions([n, C, H, W], 30, dtype);
+          const weight = fractions([1, O, C * 9], 31, dtype);
+          const g = fractions([n, 1, O, otherShape[3]!], 32, dtype).float();
+          const [x1, w1] = [image.detach().requiresGrad_(), weight.detach().requiresGrad_()];
+          const y1 = withPath(path, () => matmulInFloat32(w1, x1, dtype, { otherShape, otherView: { size, stride } }));
+          withPath(path, () => y1.backward(g));
+          const [x2, w2] = [image.detach().requiresGrad_(), weight.detach().requiresGrad_()];
+          const y2 = withPath(path, () => matmulInFloat32(w2, x2.float().asStrided(size, stride), dtype, { otherShape }));
+          withPath(path, () => y2.backward(g));
+          const label = `${dtype.name}, batch ${n}`;
+          expect(x1.grad!.dtype).toBe(dtype);
+          expect(bitsOf(y1), label).toEqual(bitsOf(y2));
+          expect(bitsOf(x1.grad!), label).toEqual(bitsOf(x2.grad!));
+          expect(bitsOf(w1.grad!), label).toEqual(bitsOf(w2.grad!));
+        }
+      }
+    });
+
+    it(`${path}: a recorded backward pass through otherView (createGraph) can be differentiated again, as through b's windows`, () => {
+      const size = [2, 2, 2, 2, 3, 3], stride = [32, 16, 4, 1, 4, 1], otherShape = [2, 1, 8, 9];
+      const secondOrder = (windowed: boolean): number[] => {
+        const image = integers([2, 2, 4, 4], 33, float32).requiresGrad_();
+        const weight = integers([1, 3, 8], 34).requiresGrad_();
+        const y = withPath(path, () => (windowed
+          ? matmulInFloat32(weight, image, bfloat16, { otherShape, otherView: { size, stride } })
+          : matmulInFloat32(weight, image.asStrided(size, stride), bfloat16, { otherShape })));
+        const [gx] = withPath(path, () => autograd.grad(y.mul(y).sum(), [image], { createGraph: true }));
+        const [gw] = withPath(path, () => autograd.grad(gx!.mul(gx!).sum(), [weight]));
+        return Array.from(gw!.float().dataSync());
+      };
+      const want = secondOrder(false);
+      expect(want.some((v) => v !== 0)).toBe(true);
+      expect(secondOrder(true)).toEqual(want);
+    });
+
     it(`${path}: a recorded backward pass (createGraph) can be differentiated again`, () => {
       const a = integers([3, 4], 9, float32).requiresGrad_();
       const b = integers([4, 2], 10, float32).requiresGrad_();
@@ -198,6 +255,50 @@ describe('matmulInFloat32: 16-bit products summed and returned in float32', () =
     expect(calls).toEqual(['cast float32->bfloat16 ×288', 'copy bfloat16 ×1152']);
     const want = matmulInFloat32(w, windows.reshape([2, 1, 36, 16]), bfloat16);
     expect(Array.from(product.dataSync())).toEqual(Array.from(want.dataSync()));
+  });
+
+  it('with otherView, b\'s gradient comes from the backend\'s matmulStridedSum: no float32 columns, stridedSum or cast of the image is made', () => {
+    const backend = getBackend('cpu');
+    expect(typeof backend.fused?.matmulStridedSum).toBe('function');
+    const size = [4, 3, 3, 3, 5, 5], stride = [147, 49, 7, 1, 7, 1], otherShape = [4, 1, 27, 25];
+    const image = fractions([4, 3, 7, 7], 35).requiresGrad_();
+    const weight = fractions([1, 6, 27], 36);
+    const g = fractions([4, 1, 6, 25], 37).float();
+    const y = matmulInFloat32(weight, image, bfloat16, { otherShape, otherView: { size, stride } });
+    const calls: string[] = [];
+    const { kernels, fused } = backend;
+    const spied = { cast: kernels.cast, stridedSum: fused!.stridedSum!, matmulToFloat32: fused!.matmulToFloat32!, matmulStridedSum: fused!.matmulStridedSum! };
+    const count = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);
+    kernels.cast = (x, out) => { calls.push(`cast ×${count(out.shape)}`); spied.cast.call(kernels, x, out); };
+    fused!.stridedSum = (src, view, out) => { calls.push('stridedSum'); spied.stridedSum.call(fused, src, view, out); };
+    fused!.matmulToFloat32 = (a, b, out) => { calls.push(`matmulToFloat32 ×${count(out.shape)}`); spied.matmulToFloat32.call(fused, a, b, out); };
+    fused!.matmulStridedSum = (a, b, sz, view, out) => { calls.push(`matmulStridedSum ${out.dtype} ×${count(out.shape)}`); spied.matmulStridedSum.call(fused, a, b, sz, view, out); };
+    try {
+      y.backward(g);
+    } finally {
+      kernels.cast = spied.cast;
+      Object.assign(fused!, { stridedSum: spied.stridedSum, matmulToFloat32: spied.matmulToFloat32, matmulStridedSum: spied.matmulStridedSum });
+    }
+    // The incoming gradient rounded to bfloat16 (600), then the image's gradient (588) in one kernel.
+    expect(calls).toEqual(['cast ×600', 'matmulStridedSum bfloat16 ×588']);
+    const want = withPath('widened', () => {
+      const x = image.detach().requiresGrad_();
+      matmulInFloat32(weight, x, bfloat16, { otherShape, otherView: { size, stride } }).backward(g);
+      return x.grad!;
+    });
+    expect(bitsOf(image.grad!)).toEqual(bitsOf(want));
+  });
+
+  it('refuses otherView without otherShape, over a non-contiguous operand, or reaching past it, with a ShapeError', () => {
+    const w = integers([1, 2, 4], 38);
+    const image = integers([1, 1, 3, 3], 39);
+    const otherView = { size: [1, 1, 2, 2, 2, 2], stride: [9, 9, 3, 1, 3, 1] };
+    expect(() => matmulInFloat32(w, image, bfloat16, { otherView })).toThrow(ShapeError);
+    expect(() => matmulInFloat32(w, image, bfloat16, { otherView })).toThrow(/otherView needs otherShape/);
+    expect(() => matmulInFloat32(w, image.transpose(2, 3), bfloat16, { otherShape: [1, 1, 4, 4], otherView })).toThrow(/with otherView, the other operand must be contiguous/);
+    expect(() => matmulInFloat32(w, image, bfloat16, { otherShape: [1, 1, 4, 4], otherView: { ...otherView, stride: [9, 9, 3, 1, 3, 2] } })).toThrow(/asStrided: size \[1,1,2,2,2,2\] with stride \[9,9,3,1,3,2\] and offset 0 reaches element 9, but the input has 9/);
+    expect(() => matmulInFloat32(w, image, bfloat16, { otherShape: [1, 1, 4, 5], otherView })).toThrow(/otherShape \[1, 1, 4, 5\] is invalid for an operand of 16 elements/);
+    expect(matmulInFloat32(w, image, bfloat16, { otherShape: [1, 1, 4, 4], otherView }).shape).toEqual([1, 1, 2, 4]);
   });
 
   it('refuses an otherShape of another size, or one that the input would broadcast, with a ShapeError', () => {

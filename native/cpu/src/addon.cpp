@@ -3,7 +3,7 @@
 //   gemm(a, b, out, params, kind)  out = a @ b in float32 with kernel `kind`; returns the kernel that ran
 //   elementwise(op, out, a, b, params)  out = a (op 'copy') or a + − × ÷ b over strided float32 views
 //   random, reduce, softmax, crossEntropy, adamw   see numeric_addon.h
-//   halfGemm, halfElementwise, halfArgReduce, halfScatterAdd, halfGather, halfUnary   16-bit kernels (half.h), below
+//   halfGemm, halfGemmStridedSum, halfElementwise, halfArgReduce, halfScatterAdd, halfGather, halfUnary   16-bit kernels (half.h), below
 //   compare, where   float32 and 16-bit compares and selects on contiguous runs (half.h), below
 //   maxPool2d, maxPool2dBackward   max-pooling's fused float32, float16 and bfloat16 kernels (max_pool.h), below
 // gemm's params (a Float64Array) = [batches, m, n, k, then offset, batch, row and column strides of a,
@@ -232,35 +232,47 @@ void* elementsOf(const Napi::CallbackInfo& info, size_t i, Elem type, size_t& le
   return info[i].As<Napi::Uint16Array>().Data();
 }
 
-Napi::Value HalfGemm(const Napi::CallbackInfo& info) {
+/** The arguments halfGemm and halfGemmStridedSum share: the operands, the product's params and the threads. */
+struct HalfCall {
+  HalfGemmProblem p;
+  void* out = nullptr;
+  size_t outLength = 0;
+  Elem outType = Elem::f32;
+  int threads = 1;
+  /** The product's params: halfGemm's out entries are at f + 12. */
+  int64_t f[PARAMS];
+};
+
+/**
+ * Reads (a, b, out, params, type, kind, …) for entry `name`: Uint16Arrays a and b of `type`, out a
+ * Float32Array or a Uint16Array of that type, params a Float64Array of PARAMS numbers. The problem's
+ * out is left for the caller.
+ */
+HalfCall halfCall(const Napi::CallbackInfo& info, const char* name, const char* usage) {
   Napi::Env env = info.Env();
-  const char* usage =
-      "halfGemm(a, b, out, params, type, kind[, bias, biasParams]): type is 'bf16' or 'f16', a and b Uint16Arrays, out a Float32Array or Uint16Array, params a Float64Array, "
-      "kind a string, bias a Float32Array added to the sums before they are stored and biasParams a Float64Array [offset, batch, row and column strides]";
-  const bool biased = info.Length() == 8;
-  if ((info.Length() != 6 && !biased) || !isF64(info, 3) || !info[4].IsString() || !info[5].IsString()) throw Napi::TypeError::New(env, usage);
-  if (biased && (!isF32(info, 6) || !isF64(info, 7) || info[7].As<Napi::Float64Array>().ElementLength() != 4)) throw Napi::TypeError::New(env, usage);
+  if (!isF64(info, 3) || !info[4].IsString() || !info[5].IsString()) throw Napi::TypeError::New(env, usage);
   const std::string type = info[4].As<Napi::String>().Utf8Value();
   if (type != "bf16" && type != "f16") throw Napi::TypeError::New(env, usage);
   const Elem in = type == "bf16" ? Elem::bf16 : Elem::f16;
-  size_t aLength = 0, bLength = 0, outLength = 0;
+  HalfCall c;
+  size_t aLength = 0, bLength = 0;
   const void* a = elementsOf(info, 0, in, aLength);
   const void* b = elementsOf(info, 1, in, bLength);
-  const Elem outType = info[2].IsTypedArray() && info[2].As<Napi::TypedArray>().TypedArrayType() == napi_float32_array ? Elem::f32 : in;
-  void* out = elementsOf(info, 2, outType, outLength);
-  if (a == nullptr || b == nullptr || out == nullptr) throw Napi::TypeError::New(env, usage);
+  c.outType = info[2].IsTypedArray() && info[2].As<Napi::TypedArray>().TypedArrayType() == napi_float32_array ? Elem::f32 : in;
+  c.out = elementsOf(info, 2, c.outType, c.outLength);
+  if (a == nullptr || b == nullptr || c.out == nullptr) throw Napi::TypeError::New(env, usage);
   Napi::Float64Array params = info[3].As<Napi::Float64Array>();
   if (params.ElementLength() != PARAMS) {
-    throw Napi::RangeError::New(env, "halfGemm: params holds " + std::to_string(PARAMS) + " numbers, got " + std::to_string(params.ElementLength()));
+    throw Napi::RangeError::New(env, std::string(name) + ": params holds " + std::to_string(PARAMS) + " numbers, got " + std::to_string(params.ElementLength()));
   }
-  int64_t f[PARAMS];
-  for (size_t i = 0; i < PARAMS; ++i) f[i] = integer(env, params[i], "every param", "halfGemm");
+  int64_t* f = c.f;
+  for (size_t i = 0; i < PARAMS; ++i) f[i] = integer(env, params[i], "every param", name);
   const int64_t batches = f[0], m = f[1], n = f[2], k = f[3];
-  const int threads = static_cast<int>(std::min<int64_t>(f[16], 256));
-  if (batches < 1 || m < 1 || n < 1 || k < 1 || threads < 1) {
-    throw Napi::RangeError::New(env, "halfGemm: batches, m, n, k and threads must be at least 1");
+  c.threads = static_cast<int>(std::min<int64_t>(f[16], 256));
+  if (batches < 1 || m < 1 || n < 1 || k < 1 || c.threads < 1) {
+    throw Napi::RangeError::New(env, std::string(name) + ": batches, m, n, k and threads must be at least 1");
   }
-  HalfGemmProblem p;
+  HalfGemmProblem& p = c.p;
   p.batches = batches;
   p.m = m;
   p.n = n;
@@ -268,9 +280,26 @@ Napi::Value HalfGemm(const Napi::CallbackInfo& info) {
   p.in = in;
   p.a = {checkedMatrix<const uint16_t>(env, static_cast<const uint16_t*>(a), aLength, f + 4, batches, m, k, "a"), f[5], f[6], f[7]};
   p.b = {checkedMatrix<const uint16_t>(env, static_cast<const uint16_t*>(b), bLength, f + 8, batches, k, n, "b"), f[9], f[10], f[11]};
-  p.out = outType == Elem::f32 ? static_cast<void*>(checkedMatrix<float>(env, static_cast<float*>(out), outLength, f + 12, batches, m, n, "out"))
-                               : static_cast<void*>(checkedMatrix<uint16_t>(env, static_cast<uint16_t*>(out), outLength, f + 12, batches, m, n, "out"));
-  p.outType = outType;
+  p.out = nullptr;
+  p.outType = Elem::f32;
+  p.outBatchStride = p.outRowStride = p.outColStride = 0;
+  return c;
+}
+
+Napi::Value HalfGemm(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* usage =
+      "halfGemm(a, b, out, params, type, kind[, bias, biasParams]): type is 'bf16' or 'f16', a and b Uint16Arrays, out a Float32Array or Uint16Array, params a Float64Array, "
+      "kind a string, bias a Float32Array added to the sums before they are stored and biasParams a Float64Array [offset, batch, row and column strides]";
+  const bool biased = info.Length() == 8;
+  if (info.Length() != 6 && !biased) throw Napi::TypeError::New(env, usage);
+  if (biased && (!isF32(info, 6) || !isF64(info, 7) || info[7].As<Napi::Float64Array>().ElementLength() != 4)) throw Napi::TypeError::New(env, usage);
+  HalfCall c = halfCall(info, "halfGemm", usage);
+  HalfGemmProblem& p = c.p;
+  const int64_t* f = c.f;
+  p.out = c.outType == Elem::f32 ? static_cast<void*>(checkedMatrix<float>(env, static_cast<float*>(c.out), c.outLength, f + 12, p.batches, p.m, p.n, "out"))
+                                 : static_cast<void*>(checkedMatrix<uint16_t>(env, static_cast<uint16_t*>(c.out), c.outLength, f + 12, p.batches, p.m, p.n, "out"));
+  p.outType = c.outType;
   p.outBatchStride = f[13];
   p.outRowStride = f[14];
   p.outColStride = f[15];
@@ -279,15 +308,69 @@ Napi::Value HalfGemm(const Napi::CallbackInfo& info) {
     Napi::Float64Array where = info[7].As<Napi::Float64Array>();
     int64_t g[4];
     for (size_t i = 0; i < 4; ++i) g[i] = integer(env, where[i], "every bias param", "halfGemm");
-    p.bias = checkedMatrix<const float>(env, bias.Data(), bias.ElementLength(), g, batches, m, n, "bias");
+    p.bias = checkedMatrix<const float>(env, bias.Data(), bias.ElementLength(), g, p.batches, p.m, p.n, "bias");
     p.biasBatchStride = g[1];
     p.biasRowStride = g[2];
     p.biasColStride = g[3];
   }
   try {
-    return Napi::String::New(env, halfGemm(p, info[5].As<Napi::String>().Utf8Value(), threads));
+    return Napi::String::New(env, halfGemm(p, info[5].As<Napi::String>().Utf8Value(), c.threads));
   } catch (const std::invalid_argument& e) {
     throw Napi::Error::New(env, std::string("halfGemm: ") + e.what());
+  }
+}
+
+//   halfGemmStridedSum(a, b, out, params, type, kind, sumParams)  the fused matmulStridedSum (half.h):
+//       params as halfGemm's (its out entries unused), out a Float32Array or a Uint16Array of `type`,
+//       sumParams [rank, split, out offset, out count, view offset, shape…, view strides…]
+Napi::Value HalfGemmStridedSum(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* usage =
+      "halfGemmStridedSum(a, b, out, params, type, kind, sumParams): type is 'bf16' or 'f16', a and b Uint16Arrays, out a Float32Array or Uint16Array, "
+      "params and sumParams Float64Arrays, kind a string";
+  if (info.Length() != 7 || !isF64(info, 6)) throw Napi::TypeError::New(env, usage);
+  HalfCall c = halfCall(info, "halfGemmStridedSum", usage);
+  const int64_t batches = c.p.batches;
+  // The sum: a rank ≥ 2 source [batches, (m's dims), (n's dims)] whose batches reach disjoint ranges of out.
+  Napi::Float64Array where = info[6].As<Napi::Float64Array>();
+  const size_t count = where.ElementLength();
+  const int64_t rank = count >= 2 ? integer(env, where[0], "rank", "halfGemmStridedSum") : 0;
+  if (rank < 2 || rank > MAX_RANK || count != static_cast<size_t>(5 + 2 * rank)) {
+    throw Napi::RangeError::New(env, "halfGemmStridedSum: sumParams must hold [rank (2 to " + std::to_string(MAX_RANK) + "), split, out offset, out count, view offset, shape, view strides]");
+  }
+  int64_t g[5 + 2 * MAX_RANK];
+  for (size_t i = 0; i < count; ++i) g[i] = integer(env, where[i], "every sum param", "halfGemmStridedSum");
+  ProductSum sum;
+  sum.rank = static_cast<int>(rank);
+  sum.split = static_cast<int>(g[1]);
+  const int64_t outOffset = g[2];
+  sum.outNumel = g[3];
+  sum.viewOffset = g[4];
+  int64_t mDims = 1, nDims = 1, reach = 0;
+  for (int d = 0; d < sum.rank; ++d) {
+    sum.shape[d] = g[5 + d];
+    sum.viewStrides[d] = g[5 + rank + d];
+    if (sum.shape[d] < 1 || sum.viewStrides[d] < 0) throw Napi::RangeError::New(env, "halfGemmStridedSum: the sum's dims must be at least 1 and its view strides non-negative");
+    if (d >= 1) {
+      (d < sum.split ? mDims : nDims) *= sum.shape[d];
+      reach += (sum.shape[d] - 1) * sum.viewStrides[d];
+    }
+  }
+  if (sum.split < 2 || sum.split >= sum.rank || sum.shape[0] != batches || mDims != c.p.m || nDims != c.p.n) {
+    throw Napi::RangeError::New(env, "halfGemmStridedSum: the sum's shape must be [batches, m's dims, n's dims], split where n's begin");
+  }
+  if (batches > 1 && sum.viewStrides[0] <= reach) throw Napi::RangeError::New(env, "halfGemmStridedSum: the view's batches overlap in out");
+  const int64_t last = sum.viewOffset + (batches - 1) * sum.viewStrides[0] + reach;
+  if (outOffset < 0 || sum.outNumel < 1 || sum.viewOffset < 0 || last >= sum.outNumel || outOffset + sum.outNumel > static_cast<int64_t>(c.outLength)) {
+    throw Napi::RangeError::New(env, "halfGemmStridedSum: the view reaches element " + std::to_string(last) + " of an out of " + std::to_string(sum.outNumel) +
+                                         " (from element " + std::to_string(outOffset) + " of an array of " + std::to_string(c.outLength) + ")");
+  }
+  sum.outType = c.outType;
+  sum.out = static_cast<char*>(c.out) + outOffset * (c.outType == Elem::f32 ? 4 : 2);
+  try {
+    return Napi::String::New(env, halfGemmStridedSum(c.p, sum, info[5].As<Napi::String>().Utf8Value(), c.threads));
+  } catch (const std::invalid_argument& e) {
+    throw Napi::Error::New(env, std::string("halfGemmStridedSum: ") + e.what());
   }
 }
 
@@ -648,6 +731,7 @@ static Napi::Object InitCoreCpu(Napi::Env env, Napi::Object exports) {
   exports.Set("elementwise", Napi::Function::New(env, core_cpu::Elementwise, "elementwise"));
   core_cpu::addNumericExports(env, exports);
   exports.Set("halfGemm", Napi::Function::New(env, core_cpu::HalfGemm, "halfGemm"));
+  exports.Set("halfGemmStridedSum", Napi::Function::New(env, core_cpu::HalfGemmStridedSum, "halfGemmStridedSum"));
   exports.Set("halfElementwise", Napi::Function::New(env, core_cpu::HalfElementwise, "halfElementwise"));
   exports.Set("halfArgReduce", Napi::Function::New(env, core_cpu::HalfArgReduce, "halfArgReduce"));
   exports.Set("halfScatterAdd", Napi::Function::New(env, core_cpu::HalfScatterAdd, "halfScatterAdd"));

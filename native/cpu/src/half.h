@@ -116,6 +116,31 @@ bool dpbf16Available();
 const char* halfGemm(const HalfGemmProblem& problem, const std::string& name, int threads);
 
 /**
+ * Where a halfGemmStridedSum's product goes: its [batches, m, n] f32 elements, in row-major order,
+ * are the source of a stridedSum of shape `shape` (rank ≥ 2, shape[0] = batches, dims [1, split)
+ * making m and [split, rank) making n) into `out` (outNumel contiguous elements of outType) at
+ * viewOffset + Σ i_d·viewStrides[d]. Batches reach disjoint ranges of out (viewStrides[0] passes
+ * what the other dims reach).
+ */
+struct ProductSum {
+  int rank = 0, split = 0;
+  int64_t shape[MAX_RANK] = {};
+  int64_t viewOffset = 0;
+  int64_t viewStrides[MAX_RANK] = {};
+  void* out = nullptr;
+  Elem outType = Elem::f32;
+  int64_t outNumel = 0;
+};
+
+/**
+ * matmulStridedSum: out = zeros, then each batch's f32 product (halfGemm's sums: the same bits as
+ * its float32 out) added into place as ProductSum says, in row-major order, and rounded once into
+ * out's type. Each batch is one task whose product never leaves the thread's cache-sized block.
+ * Throws as halfGemm.
+ */
+const char* halfGemmStridedSum(const HalfGemmProblem& problem, const ProductSum& sum, const std::string& name, int threads);
+
+/**
  * A strided problem whose operands may be 16-bit: out = cast(a) (copy) or out = round(a ∘ b), each
  * read widened to f32. Operands in the order out, a, b (b is a itself for copy): their element types,
  * first elements and strides (in elements) over `shape`.

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,7 @@
 #include "gemm.h"
 #include "half.h"
 #include "pool.h"
+#include "strided_sum.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -345,12 +347,16 @@ HalfGemmProblem swapped(const HalfGemmProblem& p) {
   return t;
 }
 
-void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads) {
+/** Takes a batch's whole product from the f32 block (row stride ld) in place of the store. */
+using BlockConsumer = std::function<void(int64_t batch, const float* block, int64_t ld)>;
+
+void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads, const BlockConsumer* consume = nullptr) {
   const int mr = kernel.mr, nr = kernel.nr;
-  // Rectangles of whole micro-panels, split along the longer side until every thread has one.
+  // Rectangles of whole micro-panels, split along the longer side until every thread has one (a
+  // consumer takes whole batches).
   int64_t mParts = 1, nParts = 1;
   const int64_t maxM = ceilDiv(p.m, mr), maxN = ceilDiv(p.n, nr);
-  while (p.batches * mParts * nParts < threads && (mParts < maxM || nParts < maxN)) {
+  while (consume == nullptr && p.batches * mParts * nParts < threads && (mParts < maxM || nParts < maxN)) {
     if (mParts < maxM && (nParts >= maxN || ceilDiv(p.m, mParts) >= ceilDiv(p.n, nParts))) ++mParts;
     else ++nParts;
   }
@@ -386,7 +392,7 @@ void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads) {
     // A float32 out with unit column stride (and no bias) takes whole micro-tiles directly; the
     // block holds the partial tiles at the right and bottom edges, and everything when out needs
     // converting or a bias.
-    float* direct = p.outType == Elem::f32 && p.outColStride == 1 && p.bias == nullptr ? reinterpret_cast<float*>(out) : nullptr;
+    float* direct = consume == nullptr && p.outType == Elem::f32 && p.outColStride == 1 && p.bias == nullptr ? reinterpret_cast<float*>(out) : nullptr;
     const float* bias = p.bias == nullptr ? nullptr : p.bias + batch * p.biasBatchStride + rowBegin * p.biasRowStride + colBegin * p.biasColStride;
     const int64_t wholeRows = rowCount / mr * mr, wholeCols = colCount / nr * nr;
     for (int64_t j0 = 0; j0 < colCount; j0 += ncMax) {
@@ -416,7 +422,9 @@ void run(const HalfGemmProblem& p, const PanelKernel& kernel, int threads) {
         }
       }
     }
-    if (direct == nullptr) {
+    if (consume != nullptr) {
+      (*consume)(batch, block, cols);
+    } else if (direct == nullptr) {
       store(block, cols, rowCount, colCount, out, p.outType, p.outRowStride, p.outColStride, bias, p.biasRowStride, p.biasColStride);
     } else {
       // The edge tiles: the columns right of the whole ones, then the rows below them.
@@ -437,7 +445,10 @@ bool dpbf16Available() {
 #endif
 }
 
-const char* halfGemm(const HalfGemmProblem& p, const std::string& name, int threads) {
+namespace {
+
+/** The PanelKernel named `name` for p's operands; throws std::invalid_argument where it cannot run. */
+PanelKernel kernelFor(const HalfGemmProblem& p, const std::string& name) {
   const CpuFeatures& f = cpuFeatures();
   PanelKernel kernel{};
 #if defined(__x86_64__)
@@ -448,11 +459,74 @@ const char* halfGemm(const HalfGemmProblem& p, const std::string& name, int thre
   if (name == "avx2" && f.avx2fma && avx2Kernel().run != nullptr) kernel = widening(avx2Kernel());
   if (name == "portable") kernel = widening(portableKernel());
   if (kernel.name == nullptr) throw std::invalid_argument("the '" + name + "' kernel cannot run these operands on this CPU");
-  // Few columns and many rows pad most of each NR-wide tile: the transposed product pads far less.
+  return kernel;
+}
+
+/** Few columns and many rows pad most of each NR-wide tile: the transposed product pads far less. */
+bool runsSwapped(const HalfGemmProblem& p, const PanelKernel& kernel) {
   const int64_t straight = roundUp(p.m, kernel.mr) * roundUp(p.n, kernel.nr);
   const int64_t flipped = roundUp(p.n, kernel.mr) * roundUp(p.m, kernel.nr);
-  if (3 * straight > 4 * flipped) run(swapped(p), kernel, threads);
+  return 3 * straight > 4 * flipped;
+}
+
+/** A scratch plane of f32 sums per thread (a 16-bit out's batch region), kept between calls. */
+float* planeScratch(int64_t floats) {
+  thread_local std::vector<float> plane;
+  if (static_cast<int64_t>(plane.size()) < floats) plane.resize(static_cast<size_t>(floats));
+  return plane.data();
+}
+
+}  // namespace
+
+const char* halfGemm(const HalfGemmProblem& p, const std::string& name, int threads) {
+  const PanelKernel kernel = kernelFor(p, name);
+  if (runsSwapped(p, kernel)) run(swapped(p), kernel, threads);
   else run(p, kernel, threads);
+  return kernel.name;
+}
+
+const char* halfGemmStridedSum(const HalfGemmProblem& p, const ProductSum& sum, const std::string& name, int threads) {
+  const PanelKernel kernel = kernelFor(p, name);
+  const bool flipped = runsSwapped(p, kernel);
+  const size_t bytes = sum.outType == Elem::f32 ? 4 : 2;
+  // Out's zeros first (where no window lands), then each batch's region, which no other batch reaches.
+  constexpr int64_t ZERO_CHUNK = INT64_C(1) << 17;
+  Pool::instance().run(threads, ceilDiv(sum.outNumel, ZERO_CHUNK), [&](int64_t c) {
+    const int64_t begin = c * ZERO_CHUNK, count = std::min(ZERO_CHUNK, sum.outNumel - begin);
+    std::memset(static_cast<char*>(sum.out) + begin * bytes, 0, static_cast<size_t>(count) * bytes);
+  });
+  int64_t reach = 0;  // the last element a batch's region reaches past its first
+  for (int d = 1; d < sum.rank; ++d) reach += (sum.shape[d] - 1) * sum.viewStrides[d];
+  const BlockConsumer consume = [&](int64_t batch, const float* block, int64_t ld) {
+    // The batch's source: element (m, n) of its product sits at block[m·ld + n], or [n·ld + m] when
+    // the GEMM ran transposed; dims [1, split) step through m, [split, rank) through n, row-major.
+    StridedSumProblem part{};
+    part.rank = sum.rank - 1;
+    int64_t inner = 1;
+    for (int d = sum.rank - 1; d >= 1; --d) {
+      if (d == sum.split - 1) inner = 1;
+      const int64_t step = (d >= sum.split) == flipped ? ld : 1;
+      part.shape[d - 1] = sum.shape[d];
+      part.srcStrides[d - 1] = inner * step;
+      part.outStrides[d - 1] = sum.viewStrides[d];
+      inner *= sum.shape[d];
+    }
+    part.src = block;
+    part.outNumel = reach + 1;
+    const int64_t first = sum.viewOffset + batch * sum.viewStrides[0];
+    if (sum.outType == Elem::f32) {
+      part.out = static_cast<float*>(sum.out) + first;
+      addStrided(part);
+      return;
+    }
+    float* plane = planeScratch(reach + 1);
+    std::fill(plane, plane + reach + 1, 0.0f);
+    part.out = plane;
+    addStrided(part);
+    store(plane, reach + 1, 1, reach + 1, static_cast<uint16_t*>(sum.out) + first, sum.outType, 0, 1, nullptr, 0, 0);
+  };
+  if (flipped) run(swapped(p), kernel, threads, &consume);
+  else run(p, kernel, threads, &consume);
   return kernel.name;
 }
 

@@ -52,6 +52,14 @@ void addFrom(const StridedSumProblem& p, int d, const float* s, float* o) {
 
 }  // namespace
 
+void addStrided(const StridedSumProblem& p) {
+  if (p.rank == 0) {
+    p.out[p.viewOffset] += p.src[0];
+    return;
+  }
+  addFrom(p, 0, p.src, p.out + p.viewOffset);
+}
+
 void stridedSum(const StridedSumProblem& p, int threads) {
   int64_t numel = 1;
   for (int d = 0; d < p.rank; ++d) numel *= p.shape[d];

@@ -28,4 +28,11 @@ struct StridedSumProblem {
  */
 void stridedSum(const StridedSumProblem& problem, int threads);
 
+/**
+ * Adds the problem's src into out at the view's places, in src's row-major order, on this thread,
+ * without zeroing out first: one part of a problem whose parts reach disjoint ranges of out (a
+ * 16-bit GEMM's batch summed into place as it finishes, see halfGemmStridedSum).
+ */
+void addStrided(const StridedSumProblem& problem);
+
 }  // namespace core_cpu

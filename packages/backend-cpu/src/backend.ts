@@ -10,7 +10,7 @@ import { autocastSpeed, checkNativeOptions, type CpuGemmPath, type CpuNativeInfo
 export { CpuStorage } from './storage.js';
 
 /** The contract version this backend implements; core checks its major against its own. */
-const IMPLEMENTS_CONTRACT = '1.8.0';
+const IMPLEMENTS_CONTRACT = '1.9.0';
 
 const FULL: DTypeSupport = { storage: true, compute: true };
 

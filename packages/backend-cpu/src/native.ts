@@ -13,7 +13,7 @@
 import type { AdadeltaSpec, AdamSpec, Capabilities, CompareOp, CrossEntropySpec, DTypeName, FusedKernels, Kernels, RandomSpec, MaxPool2dGeometry, ReduceOp, RMSpropSpec, StridedView } from '@core/tensor';
 import type { CpuFusedKernels } from './kernels/fused.js';
 import { type Ref, sameShape } from './kernels/io.js';
-import { matmulRounded, matmulShapesMatch, matmulToFloat32 } from './kernels/matmul.js';
+import { matmulRounded, matmulShapesMatch, matmulStridedSum, matmulToFloat32 } from './kernels/matmul.js';
 import { stridedSum } from './kernels/strided-sum.js';
 import { isContiguous, sizeOf } from './kernels/strided.js';
 import type { CpuStorage } from './storage.js';
@@ -97,6 +97,7 @@ interface CpuAddon extends Partial<NumericAddon> {
   gemm(a: Float32Array, b: Float32Array, out: Float32Array, params: Float64Array, kind: CpuGemmPath): CpuGemmPath;
   elementwise(op: NativeElementOp, out: Float32Array, a: Float32Array, b: Float32Array, params: Float64Array): void;
   halfGemm(a: Uint16Array, b: Uint16Array, out: Uint16Array | Float32Array, params: Float64Array, type: 'bf16' | 'f16', kind: CpuHalfGemmPath, bias?: Float32Array, biasParams?: Float64Array): CpuHalfGemmPath;
+  halfGemmStridedSum(a: Uint16Array, b: Uint16Array, out: Uint16Array | Float32Array, params: Float64Array, type: 'bf16' | 'f16', kind: CpuHalfGemmPath, sumParams: Float64Array): CpuHalfGemmPath;
   halfElementwise(op: NativeElementOp, out: HalfOrFloat, a: HalfOrFloat, b: HalfOrFloat, params: Float64Array): void;
   halfArgReduce(op: 'argmax' | 'argmin', x: Uint16Array, out: Int32Array, params: Float64Array): void;
   halfScatterAdd(out: Uint16Array, index: Int32Array, src: Uint16Array, params: Float64Array): void;
@@ -141,6 +142,13 @@ export interface NativePath extends NativeNumerics {
    * float32 (the fused matmulToFloat32): returns false (doing nothing) for anything else.
    */
   halfMatmul(a: Ref, b: Ref, out: Ref, accumulate: DTypeName, threads?: number, bias?: Ref | null): boolean;
+  /**
+   * The fused matmulStridedSum (a 16-bit convolution's input gradient): each batch's float32 product
+   * summed into place as it is made, never stored. Takes a source whose dim 0 is the product's batch
+   * (reaching disjoint ranges of a contiguous out) and whose other dims split into the product's rows
+   * and columns, with at least as many batches as threads; returns false (doing nothing) otherwise.
+   */
+  halfMatmulStridedSum(a: Ref, b: Ref, size: readonly number[], view: StridedView, out: Ref): boolean;
   /**
    * `elementwise` where some operand is float16 or bfloat16 (the rest float32): a copy between
    * dtypes is `cast` (bit for bit the TypeScript cast), arithmetic is one float32 operation rounded
@@ -372,6 +380,29 @@ export function loadNative(options: NativeChoice, beforeCall?: () => void): Nati
       const outData = out.storage.data as Uint16Array | Float32Array;
       if (bias) addon.halfGemm(a.storage.data as Uint16Array, b.storage.data as Uint16Array, outData, params, type, halfGemm, f32(bias), Float64Array.from([bias.offset, ...bias.strides]));
       else addon.halfGemm(a.storage.data as Uint16Array, b.storage.data as Uint16Array, outData, params, type, halfGemm);
+      return true;
+    },
+    halfMatmulStridedSum(a, b, size, view, out) {
+      const type = a.dtype === 'bfloat16' ? 'bf16' : a.dtype === 'float16' ? 'f16' : null;
+      if (type === null || b.dtype !== a.dtype || (out.dtype !== a.dtype && out.dtype !== 'float32') || !dense(out)) return false;
+      if (a.shape.length !== 3 || b.shape.length !== 3 || out.storage === a.storage || out.storage === b.storage) return false;
+      const [batches, m, k] = a.shape as [number, number, number];
+      const n = b.shape[2]!;
+      const rank = size.length;
+      if (b.shape[0] !== batches || b.shape[1] !== k || batches * m * n * k === 0 || batches < threads || rank < 3 || rank > NATIVE_MAX_RANK || size[0] !== batches) return false;
+      // The dims after the batch split into the product's rows (m) and columns (n).
+      let split = 1;
+      for (let rows = 1; split < rank && rows < m; split++) rows *= size[split]!;
+      if (split >= rank || sizeOf(size.slice(1, split)) !== m || sizeOf(size.slice(split)) !== n) return false;
+      const reach = size.reduce((r, d, i) => (i === 0 ? r : r + (d - 1) * view.strides[i]!), 0);
+      if (batches > 1 && view.strides[0]! <= reach) return false;
+      params.fill(0);
+      params.set([batches, m, n, k]);
+      put(4, a);
+      put(8, b);
+      params[16] = threads;
+      const sumParams = Float64Array.from([rank, split, out.offset, sizeOf(out.shape), view.offset, ...size, ...view.strides]);
+      addon.halfGemmStridedSum(a.storage.data as Uint16Array, b.storage.data as Uint16Array, out.storage.data as Uint16Array | Float32Array, params, type, halfGemm, sumParams);
       return true;
     },
     halfElementwise(op, a, b, out, threadsNow) {
@@ -768,12 +799,16 @@ function numericKernels(native: NativeNumerics, base: Kernels<CpuStorage>): Pick
  * maxPool2dBackward of at least NATIVE_MIN_NUMERIC elements routed to the native path (a kernel `base` lacks stays absent), and
  * stridedSum, matmulToFloat32 and matmulRounded, which only the native path offers (in TypeScript for what the addon does not take).
  */
-export function nativeFused(native: NativeNumerics & Pick<NativePath, 'halfMatmul'>, base: Partial<CpuFusedKernels>): Partial<FusedKernels<CpuStorage>> {
+export function nativeFused(native: NativeNumerics & Pick<NativePath, 'halfMatmul' | 'halfMatmulStridedSum'>, base: Partial<CpuFusedKernels>): Partial<FusedKernels<CpuStorage>> {
   const { softmax, logSoftmax, crossEntropy, adamw, adadelta, rmsprop, maxPool2d, maxPool2dBackward } = base;
+  const sum = (src: Ref, view: StridedView, out: Ref): void => void (native.stridedSum(src, view, out) || stridedSum(src, view, out));
+  const product = (a: Ref, b: Ref, out: Ref): void => void (native.halfMatmul(a, b, out, 'float32') || matmulToFloat32(a, b, out));
   return {
     ...base,
-    stridedSum: (src, view, out) => native.stridedSum(src, view, out) || stridedSum(src, view, out),
-    matmulToFloat32: (a, b, out) => native.halfMatmul(a, b, out, 'float32') || matmulToFloat32(a, b, out),
+    stridedSum: sum,
+    matmulToFloat32: product,
+    // What the addon does not take runs as its three steps: the product, its sum, the rounding.
+    matmulStridedSum: (a, b, size, view, out) => native.halfMatmulStridedSum(a, b, size, view, out) || matmulStridedSum(a, b, size, view, out, { product, sum }),
     // Out of a's dtype only (halfMatmul also takes a float32 out, which the TypeScript kernel refuses here).
     matmulRounded: (a, b, bias, out) => (out.dtype === a.dtype && native.halfMatmul(a, b, out, 'float32', undefined, bias)) || matmulRounded(a, b, bias, out),
     ...(softmax && { softmax: (x, dim, out) => native.softmax(x, dim, out, false) || softmax(x, dim, out) }),

@@ -9,7 +9,8 @@ import type { DTypeName } from '@core/tensor';
 import { describe, expect, it } from 'vitest';
 import { type CpuBackend, createCpuBackend } from '../src/backend.js';
 import { CpuKernels } from '../src/kernels/index.js';
-import { matmulRounded, matmulToFloat32 } from '../src/kernels/matmul.js';
+import { matmulRounded, matmulStridedSum, matmulToFloat32 } from '../src/kernels/matmul.js';
+import { stridedSum } from '../src/kernels/strided-sum.js';
 import { type CpuHalfGemmPath, defaultAddonPath, loadNative, nativeFused, nativeKernels, type NativePath } from '../src/native.js';
 import { type Ref, strides } from './helpers.js';
 
@@ -199,6 +200,72 @@ describe('native half GEMM', () => {
     expect(() => fused.matmulRounded!(one, ones, wide, sum)).toThrow(/bias of shape \[1, 1, 2\] must have out's shape \[1, 1, 1\]/);
     // So is a float32 out (matmulToFloat32's), which the addon's GEMM would take.
     expect(() => fused.matmulRounded!(one, ones, null, ref(heap, 'float32', new Float32Array(1), [1, 1, 1]))).toThrow(/cpu matmul: out is float32, expected bfloat16/);
+  });
+
+  it('runs the fused matmulStridedSum: each batch\'s float32 product summed into place (col2im) as it is made, bit for bit its product, stridedSum and cast', () => {
+    const fused = nativeFused(automatic, {});
+    // Fractions: sums that round, so the bits show the order of every addition and the one rounding.
+    const fractions = (n: number, seed: number) => Float32Array.from(randomBits(n, seed), (u) => ((u % 2049) - 1024) / 512);
+    // [N, C, H, W] images, a kh×kw kernel (stride, dilation) and O output channels: the weight's transpose [K, O] broadcast over the batch, the gradient [N, O, L].
+    const geometries = [
+      { name: '3x3 windows, out from element 3', image: [4, 3, 7, 9], kernel: [3, 3], stride: [1, 1], dilation: [1, 1], channels: 5, offset: 3 },
+      { name: 'a 2x2 kernel, stride 2, dilation 2 in width', image: [3, 2, 8, 9], kernel: [2, 2], stride: [2, 1], dilation: [1, 2], channels: 4, offset: 0 },
+      // m = 40 rows and n = 3 columns: the GEMM runs transposed, so the block holds the product's columns as rows.
+      { name: 'a transposed GEMM (40 rows, 3 columns)', image: [2, 10, 2, 4], kernel: [2, 2], stride: [1, 1], dilation: [1, 1], channels: 6, offset: 0 },
+    ];
+    for (const path of paths) {
+      const native = path === 'avx512_bf16' ? automatic : loaded({ gemm: path });
+      for (const dtype of ['bfloat16', 'float16'] as const) {
+        for (const g of geometries) {
+          const [N, C, H, W] = g.image as [number, number, number, number];
+          const [kh, kw] = g.kernel as [number, number];
+          const oh = Math.floor((H - g.dilation[0]! * (kh - 1) - 1) / g.stride[0]!) + 1, ow = Math.floor((W - g.dilation[1]! * (kw - 1) - 1) / g.stride[1]!) + 1;
+          const [K, L, O] = [C * kh * kw, oh * ow, g.channels];
+          const size = [N, C, kh, kw, oh, ow];
+          const view = { strides: [C * H * W, H * W, g.dilation[0]! * W, g.dilation[1]!, g.stride[0]! * W, g.stride[1]!], offset: g.offset };
+          const a = ref(heap, dtype, encoded(dtype, fractions(O * K, 1)), [N, K, O], [0, 1, K]);
+          const b = ref(heap, dtype, encoded(dtype, fractions(N * O * L, 2)), [N, O, L]);
+          const outNumel = g.offset + N * C * H * W + 2;
+          for (const outDType of [dtype, 'float32'] as const) {
+            const filled = () => (outDType === 'float32' ? new Float32Array(outNumel).fill(NaN) : new Uint16Array(outNumel).fill(0x7fc0));
+            const out = ref(heap, outDType, filled(), [outNumel]);
+            expect(native.halfMatmulStridedSum(a, b, size, view, out), `${path} ${dtype} ${g.name}`).toBe(true);
+            // The three steps with the addon's own GEMM and the TypeScript stridedSum (the same order of additions).
+            const want = ref(plain, outDType, filled(), [outNumel]);
+            matmulStridedSum(a, b, size, view, want, {
+              product: (x, y, p) => expect(native.halfMatmul(x, y, p, 'float32', 2)).toBe(true),
+              sum: (src, v, o) => stridedSum(src, v, o),
+            });
+            expect(bits(out), `${path} ${dtype} ${g.name} into ${outDType}`).toEqual(bits(want));
+          }
+        }
+      }
+    }
+    // What the addon does not take runs as the three steps: one batch (fewer than the threads).
+    const one = ref(heap, 'bfloat16', encoded('bfloat16', fractions(8, 3)), [1, 4, 2]);
+    const grad = ref(heap, 'bfloat16', encoded('bfloat16', fractions(6, 4)), [1, 2, 3]);
+    const windows = { strides: [24, 6, 1, 1], offset: 0 };
+    const out = ref(heap, 'bfloat16', new Uint16Array(24), [24]);
+    expect(loaded({ threads: 2 }).halfMatmulStridedSum(one, grad, [1, 4, 1, 3], windows, out)).toBe(false);
+    fused.matmulStridedSum!(one, grad, [1, 4, 1, 3], windows, out);
+    const want = ref(plain, 'bfloat16', new Uint16Array(24), [24]);
+    matmulStridedSum(one, grad, [1, 4, 1, 3], windows, want, { product: matmulToFloat32, sum: stridedSum });
+    expect(bits(out)).toEqual(bits(want));
+    // Declined: a leading dim that is not the batch, batches that overlap in out, dims that do not split into rows and columns.
+    const two = ref(heap, 'bfloat16', new Uint16Array(16), [2, 4, 2]);
+    const grads = ref(heap, 'bfloat16', new Uint16Array(12), [2, 2, 3]);
+    const single = loaded({ threads: 1 });
+    expect(single.halfMatmulStridedSum(two, grads, [2, 4, 1, 3], { strides: [24, 6, 1, 1], offset: 0 }, ref(heap, 'float32', new Float32Array(48), [48]))).toBe(true);
+    expect(single.halfMatmulStridedSum(two, grads, [1, 8, 1, 3], { strides: [48, 6, 1, 1], offset: 0 }, ref(heap, 'float32', new Float32Array(48), [48]))).toBe(false);
+    expect(single.halfMatmulStridedSum(two, grads, [2, 4, 1, 3], { strides: [6, 6, 1, 1], offset: 0 }, ref(heap, 'float32', new Float32Array(48), [48]))).toBe(false);
+    expect(single.halfMatmulStridedSum(two, grads, [2, 2, 6], { strides: [24, 6, 1], offset: 0 }, ref(heap, 'float32', new Float32Array(48), [48]))).toBe(false);
+    // The addon itself refuses a view reaching past out, touching nothing.
+    const addon = createRequire(import.meta.url)(ADDON) as { halfGemmStridedSum: (...args: unknown[]) => string };
+    const target = new Float32Array(10).fill(7);
+    const params = Float64Array.from([1, 2, 3, 2, 0, 4, 2, 1, 0, 6, 3, 1, 0, 0, 0, 0, 1]);
+    expect(() => addon.halfGemmStridedSum(new Uint16Array(4), new Uint16Array(6), target, params, 'bf16', 'portable', Float64Array.from([3, 2, 0, 10, 7, 1, 2, 3, 0, 2, 1])))
+      .toThrow(/halfGemmStridedSum: the view reaches element 11 of an out of 10/);
+    expect(Array.from(target)).toEqual(new Array(10).fill(7));
   });
 
   it('gives float32 outputs from the addon directly, and rejects out-of-range operands touching nothing', () => {

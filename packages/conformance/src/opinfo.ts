@@ -75,7 +75,7 @@ export interface OpInfo {
   /** The float64 oracle: exact result rounded into the result dtype (and an error bound when accumulated). */
   readonly reference: (inputs: NdArray[], args: Readonly<Record<string, any>>, dtype: DTypeName) => Expected;
   /** Name of the fused kernel that implements this composite op: its cases run fused and decomposed. */
-  readonly fused?: 'softmax' | 'logSoftmax' | 'crossEntropy' | 'addcmul' | 'attention' | 'maxPool2d' | 'matmulToFloat32' | 'matmulRounded';
+  readonly fused?: 'softmax' | 'logSoftmax' | 'crossEntropy' | 'addcmul' | 'attention' | 'maxPool2d' | 'matmulToFloat32' | 'matmulRounded' | 'matmulStridedSum';
   /**
    * The op cannot run compiled by design (it reads values on the host, or its result's shape depends
    * on them): a compiled run requires compile() to refuse it with this CompileError code and reports

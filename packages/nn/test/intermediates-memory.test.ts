@@ -92,6 +92,18 @@ describe('conv2d frees its intermediates', () => {
     expect(inference.freedStorages.has(inference.allocated.get(`float32:${columnElements}`)![0]!)).toBe(true);
   });
 
+  it('under bf16 autocast: a 16-bit input is not widened, and its gradient is summed into place with no float32 columns (the fused matmulStridedSum)', () => {
+    expect(typeof getBackend('cpu').fused?.matmulStridedSum).toBe('function');
+    const x16 = x.to(bfloat16).detach().requiresGrad_();
+    let y!: Tensor;
+    const forward = traffic(() => (y = autocast({ deviceType: 'cpu', dtype: bfloat16 }, () => F.conv2d(x16, w, b))));
+    expect(forward.allocated.has(`float32:${x.numel()}`)).toBe(false);
+    const backward = traffic(() => y.float().sum().backward());
+    expect(backward.allocated.has(`float32:${columnElements}`)).toBe(false);
+    expect(backward.allocated.has(`float32:${x.numel()}`)).toBe(false);
+    expect(x16.grad!.dtype).toBe(bfloat16);
+  });
+
   it('under bf16 autocast: the 16-bit columns are freed by the backward pass', () => {
     let y!: Tensor;
     const forward = traffic(() => (y = autocast({ deviceType: 'cpu', dtype: bfloat16 }, () => F.conv2d(x, w, b))));

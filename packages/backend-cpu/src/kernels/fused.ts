@@ -301,11 +301,11 @@ export function addcmul(x: Ref, t1: Ref, t2: Ref, out: Ref): void {
 /**
  * The fused kernels the cpu backend has. Not `attention`: its wasm matmuls and softmax run the
  * decomposition faster than a scalar flash loop would. `stridedSum` only with the native addon: the
- * decomposition's wasm strided adds beat a TypeScript scatter loop. `matmulToFloat32` and
- * `matmulRounded` only with the native addon too: core's widened float32 matmul runs the wasm GEMM,
- * faster than a TypeScript one.
+ * decomposition's wasm strided adds beat a TypeScript scatter loop. `matmulToFloat32`,
+ * `matmulRounded` and `matmulStridedSum` only with the native addon too: core's widened float32
+ * matmul runs the wasm GEMM, faster than a TypeScript one.
  */
-export type CpuFusedKernels = Omit<FusedKernels<CpuStorage>, 'attention' | 'stridedSum' | 'matmulToFloat32' | 'matmulRounded'>;
+export type CpuFusedKernels = Omit<FusedKernels<CpuStorage>, 'attention' | 'stridedSum' | 'matmulToFloat32' | 'matmulRounded' | 'matmulStridedSum'>;
 
 /** The CPU backend's fused kernels: softmax, logSoftmax, crossEntropy, unscale-and-check, Adam/AdamW, Adadelta, RMSprop, addcmul and max-pooling. */
 export const CpuFused: CpuFusedKernels = { softmax, logSoftmax, crossEntropy, unscaleAndCheck, adamw, adadelta, rmsprop, addcmul, maxPool2d, maxPool2dBackward };

@@ -4,8 +4,9 @@
 //   float32: c = fround(c + fround(a·b)), a plain (non-fused) f32 multiply-add, step by step;
 //   float64: plain f64; int32: wrapping imul and add.
 // The result is rounded once into out's dtype on store.
-import type { DTypeName } from '@core/tensor';
-import type { CpuArray } from '../storage.js';
+import type { DTypeName, StridedView } from '@core/tensor';
+import { CpuStorage, type CpuArray } from '../storage.js';
+import { cast } from './cast.js';
 import { checkDType, gatherInto, type Ref, scatterFrom } from './io.js';
 
 function panelArray(accumulate: DTypeName, length: number): Float32Array | Float64Array | Int32Array {
@@ -63,6 +64,44 @@ export function matmulRounded(a: Ref, b: Ref, bias: Ref | null, out: Ref): void 
     }
   }
   product(a, b, out, 'float32', a.dtype, bias);
+}
+
+/** The kernels matmulStridedSum is made of: matmulToFloat32 and stridedSum (the native ones where they run). */
+export interface ProductSumParts {
+  readonly product: (a: Ref, b: Ref, out: Ref) => void;
+  readonly sum: (src: Ref, view: StridedView, out: Ref) => void;
+}
+
+/**
+ * The fused matmulStridedSum as its three steps: the float32 product into a scratch array, its
+ * stridedSum (as `size` in row-major order, by `view`) into out, or into float32 sums rounded once
+ * into a 16-bit out.
+ */
+export function matmulStridedSum(a: Ref, b: Ref, size: readonly number[], view: StridedView, out: Ref, parts: ProductSumParts): void {
+  if (a.dtype !== 'float16' && a.dtype !== 'bfloat16') throw new TypeError(`cpu matmulStridedSum: a is ${a.dtype}, expected float16 or bfloat16`);
+  if (out.dtype !== 'float32' && out.dtype !== a.dtype) throw new TypeError(`cpu matmulStridedSum: out is ${out.dtype}, expected float32 or ${a.dtype}`);
+  const shape = [Math.max(a.shape[0]!, b.shape[0]!), a.shape[1]!, b.shape[2]!];
+  const numel = shape[0]! * shape[1]! * shape[2]!;
+  if (size.reduce((x, d) => x * d, 1) !== numel) throw new RangeError(`cpu matmulStridedSum: size [${size.join(', ')}] does not hold the product's ${numel} elements`);
+  const products = new CpuStorage('float32', numel);
+  parts.product(a, b, { storage: products, dtype: 'float32', shape, strides: rowMajor(shape), offset: 0 });
+  const source: Ref = { storage: products, dtype: 'float32', shape: size, strides: rowMajor(size), offset: 0 };
+  if (out.dtype === 'float32') {
+    parts.sum(source, view, out);
+    return;
+  }
+  const sums: Ref = { storage: new CpuStorage('float32', out.shape.reduce((x, d) => x * d, 1)), dtype: 'float32', shape: out.shape, strides: rowMajor(out.shape), offset: 0 };
+  parts.sum(source, view, sums);
+  cast(sums, out);
+}
+
+function rowMajor(shape: readonly number[]): number[] {
+  const strides = new Array<number>(shape.length);
+  for (let d = shape.length - 1, step = 1; d >= 0; d--) {
+    strides[d] = step;
+    step *= shape[d]!;
+  }
+  return strides;
 }
 
 /** a @ b (+ bias, float32, out's shape) into out of dtype `outDType`, a and b of one dtype, summed in `accumulate`. */

@@ -1,6 +1,6 @@
 // Table entries for matmul, indexing (gather, scatterAdd, indexSelect), joining (cat, stack, pad)
 // softmax/logSoftmax (composites with optional fused kernels) and logsumexp.
-import { cat, matmulInFloat32, pad, stack, type DTypeName } from '@core/tensor';
+import { autograd, cat, matmulInFloat32, pad, stack, type DTypeName } from '@core/tensor';
 import type { Expected } from '../check.js';
 import { randomArray, type Input, type Layout } from '../inputs.js';
 import { accumulatorOf, ALL_DTYPES, FLOAT_DTYPES, isFloat, roundTo, unitRoundoff } from '../oracle/dtype.js';
@@ -131,6 +131,91 @@ const MATMUL_IN_FLOAT32_ROUNDED: OpInfo = {
       magnitude: zipWith([product.magnitude, biasFull], (p, q) => p + Math.abs(q)),
       length: product.length + 1,
     }, dtype);
+  },
+};
+
+/** A convolution's windows over an image batch [N, C, H, W]: kernel, stride and dilation per spatial dim. */
+interface WindowGeometry {
+  readonly name: string;
+  readonly image: readonly [number, number, number, number];
+  readonly kernel: readonly [number, number];
+  readonly stride: readonly [number, number];
+  readonly dilation: readonly [number, number];
+  /** Output channels: the product's rows are O, its depth C·kh·kw. */
+  readonly channels: number;
+}
+
+const WINDOW_GEOMETRIES: readonly WindowGeometry[] = [
+  { name: '3x3-overlapping-2x3x6x7', image: [2, 3, 6, 7], kernel: [3, 3], stride: [1, 1], dilation: [1, 1], channels: 4 },
+  { name: '3x2-stride2-dilated-3x2x9x8', image: [3, 2, 9, 8], kernel: [3, 2], stride: [2, 1], dilation: [1, 2], channels: 3 },
+  { name: '2x2-batch1-1x4x5x5', image: [1, 4, 5, 5], kernel: [2, 2], stride: [1, 1], dilation: [1, 1], channels: 2 },
+];
+
+/** The windows [N, C, kh, kw, oh, ow] of a geometry as asStrided's size and stride over the contiguous image, and the columns' shape. */
+function windowsOf(g: WindowGeometry): { size: number[]; stride: number[]; columns: number[]; out: [number, number] } {
+  const [N, C, H, W] = g.image;
+  const [kh, kw] = g.kernel;
+  const oh = Math.floor((H - g.dilation[0] * (kh - 1) - 1) / g.stride[0]) + 1;
+  const ow = Math.floor((W - g.dilation[1] * (kw - 1) - 1) / g.stride[1]) + 1;
+  return {
+    size: [N, C, kh, kw, oh, ow],
+    stride: [C * H * W, H * W, g.dilation[0] * W, g.dilation[1], g.stride[0] * W, g.stride[1]],
+    columns: [N, 1, C * kh * kw, oh * ow],
+    out: [oh, ow],
+  };
+}
+
+/**
+ * The gradient of matmulInFloat32's windowed operand (otherView: a 16-bit convolution's input): the
+ * float32 sums of wᵀ·g summed into the image's places (col2im) and rounded once, by the backend's
+ * fused matmulStridedSum and by the product, stridedSum and cast it falls back to. Inputs: the
+ * weight [1, O, C·kh·kw], the image and the product's gradient [N, 1, O, oh·ow] (float32 holding
+ * values of the dtype: matmulInFloat32 rounds an incoming gradient to it first).
+ */
+const MATMUL_IN_FLOAT32_WINDOWS: OpInfo = {
+  name: 'matmulInFloat32Windows',
+  category: 'composites',
+  dtypes: ['float16', 'bfloat16'],
+  tolerance: 'accumulated',
+  differentiable: false,
+  fused: 'matmulStridedSum',
+  samples: (dtype, rng) => WINDOW_GEOMETRIES.map((g) => {
+    const { columns } = windowsOf(g);
+    const [, , K, L] = columns as [number, number, number, number];
+    return {
+      name: g.name,
+      inputs: [input(randomArray(rng, dtype, [1, g.channels, K]), dtype), input(randomArray(rng, dtype, [...g.image]), dtype), input(randomArray(rng, dtype, [g.image[0], 1, g.channels, L]), 'float32')],
+      args: { geometry: g },
+    };
+  }),
+  call: ([w, x, grad], args) => {
+    const { size, stride, columns } = windowsOf(args.geometry as WindowGeometry);
+    const image = x!.detach().requiresGrad_();
+    const y = matmulInFloat32(w!, image, x!.dtype, { otherShape: columns, otherView: { size, stride } });
+    return autograd.grad([y], [image], [grad!])[0]!;
+  },
+  reference: ([w, x, grad], args, dtype) => {
+    const g = args.geometry as WindowGeometry;
+    const [N, C, H, W] = g.image;
+    const [kh, kw] = g.kernel;
+    const { out: [oh, ow] } = windowsOf(g);
+    const O = g.channels;
+    const K = C * kh * kw, L = oh * ow;
+    const value = nd(x!.shape), magnitude = nd(x!.shape);
+    let terms = 0;
+    const count = new Float64Array(N * C * H * W);
+    for (let n = 0; n < N; n++) for (let c = 0; c < C; c++) for (let i = 0; i < kh; i++) for (let j = 0; j < kw; j++) for (let y = 0; y < oh; y++) for (let z = 0; z < ow; z++) {
+      const at = ((n * C + c) * H + y * g.stride[0] + i * g.dilation[0]) * W + z * g.stride[1] + j * g.dilation[1];
+      const k = (c * kh + i) * kw + j, l = y * ow + z;
+      for (let o = 0; o < O; o++) {
+        const term = w!.data[o * K + k]! * grad!.data[(n * O + o) * L + l]!;
+        value.data[at] = value.data[at]! + term;
+        magnitude.data[at] = magnitude.data[at]! + Math.abs(term);
+      }
+      count[at] = count[at]! + O;
+      terms = Math.max(terms, count[at]!);
+    }
+    return accumulated({ value, magnitude, length: terms }, dtype);
   },
 };
 
@@ -380,6 +465,6 @@ const LOGSUMEXP: OpInfo = {
 };
 
 export const STRUCTURAL_INFOS: OpInfo[] = [
-  MATMUL, MM, BMM, MATMUL_IN_FLOAT32, MATMUL_IN_FLOAT32_ROUNDED, GATHER, SCATTER_ADD, INDEX_SELECT, CAT, STACK, PAD, softmaxInfo('softmax'), softmaxInfo('logSoftmax'), LOGSUMEXP,
+  MATMUL, MM, BMM, MATMUL_IN_FLOAT32, MATMUL_IN_FLOAT32_ROUNDED, MATMUL_IN_FLOAT32_WINDOWS, GATHER, SCATTER_ADD, INDEX_SELECT, CAT, STACK, PAD, softmaxInfo('softmax'), softmaxInfo('logSoftmax'), LOGSUMEXP,
 ];
 

@@ -7,7 +7,7 @@
 import { autocastOp, checkCompute, checkSameDevice, matmulInFloat32, pad, releaseWithGraph, ShapeError, ValueError, type Tensor } from '@core/tensor';
 import { bindArgs, checkFloating, checkRank, checkTensor, shapeText, type Args, type Pair } from '../internal/args.js';
 import { checkSameDType, isHalf } from './linear.js';
-import { checkOutputSize, convOutputSize, overlapAdd, slidingWindows, spatialSizes } from './windows.js';
+import { checkOutputSize, convOutputSize, overlapAdd, overlappingWindows, slidingWindows, spatialSizes, tiles } from './windows.js';
 
 /** A 1-D size: one number, or a list of one (PyTorch's `_single`). */
 export type Single = number | readonly [number];
@@ -158,9 +158,16 @@ function convolution(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bia
     const [oh, ow] = lift(out, 1);
     const K = Cg * kh * kw;
     // The windows [N, C, kh, kw, oh, ow] as columns [N, groups, K, L]: a copy of the view (im2col).
-    const windows = slidingWindows(xp, { kernel: [kh, kw], stride: lift(stride, 1), dilation: lift(dilation, 1), out: [oh, ow] }, 'kernel-first');
+    // Overlapping ones go as the view of xp they are, so their gradient is summed straight into xp's.
+    const geometry = { kernel: [kh, kw], stride: lift(stride, 1), dilation: lift(dilation, 1), out: [oh, ow] } as const;
+    let windows: { operand: Tensor; view?: WindowView };
+    if (tiles(geometry)) windows = { operand: slidingWindows(xp, geometry, 'kernel-first') };
+    else {
+      const { base, size, stride: strides } = overlappingWindows(xp, geometry, 'kernel-first');
+      windows = { operand: base, view: { size, stride: strides } };
+    }
     // [groups, O/g, K] @ [N, groups, K, L] + bias → [N, groups, O/g, L]: one matmul per (sample, group).
-    const products = product(w.reshape([groups, O / groups, K]), windows, [N, groups, K, oh * ow], { bias: b?.reshape([groups, O / groups, 1]) ?? null });
+    const products = product(w.reshape([groups, O / groups, K]), windows.operand, [N, groups, K, oh * ow], { bias: b?.reshape([groups, O / groups, 1]) ?? null }, windows.view);
     const y = products.reshape([N, O, oh, ow]);
     products.dispose(); // y holds the memory; what autograd keeps needs neither
     return y;
@@ -205,17 +212,21 @@ function lift<T>(values: readonly T[], height: T): [T, T] {
 
 /**
  * The matrix product of a convolution's weight and columns: `a @ b.reshape(bShape)` (no reshape
- * without bShape). With `output`, the product is the convolution's result: `output.bias` added
- * and, for the half types, rounded once.
+ * without bShape), or with `view`, `a @ b.asStrided(view.size, view.stride).reshape(bShape)`. With
+ * `output`, the product is the convolution's result: `output.bias` added and, for the half types,
+ * rounded once.
  */
-type Product = (a: Tensor, b: Tensor, bShape?: readonly number[], output?: { readonly bias: Tensor | null }) => Tensor;
+type Product = (a: Tensor, b: Tensor, bShape?: readonly number[], output?: { readonly bias: Tensor | null }, view?: WindowView) => Tensor;
+/** Overlapping windows of a contiguous tensor, as asStrided takes them. */
+type WindowView = { readonly size: readonly number[]; readonly stride: readonly number[] };
 
 /**
  * `fn` on batched 4-D `input` ([N, C, H, W]) and `weight`, 1-D ones over a height of 1, with the
  * result given the input's rank back. Half types keep their sums in float32 and round once at the
- * end, as PyTorch's convolutions do: the input (so its columns, and col2im in the backward pass)
- * and the bias are widened, while the weight stays half for `product`, a half GEMM summed in
- * float32 where the backend has one.
+ * end, as PyTorch's convolutions do: the bias is widened, and the input and weight stay half for
+ * `product`, a half GEMM summed in float32 where the backend has one. The input's gradient is
+ * summed in float32 too (col2im of the columns' float32 gradient, in one step where the backend
+ * can) and rounded once; a transposed convolution's input is the GEMM's operand as it is.
  */
 function planar(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bias: Tensor | null | undefined, fn: (x: Tensor, w: Tensor, b: Tensor | null, product: Product) => Tensor): Tensor {
   const batched = input.ndim === dims + 2;
@@ -225,16 +236,18 @@ function planar(op: ConvOp, dims: 1 | 2, input: Tensor, weight: Tensor, bias: Te
   let y: Tensor;
   if (isHalf(dtype) && weight.dtype === dtype && (bias == null || bias.dtype === dtype)) {
     checkCompute(op, input);
-    // The columns' 16-bit copy is cast straight from the windows of the widened input (otherShape).
     // A convolution's product is its rounded result, whose gradient then stays 16-bit; a
     // transposed one's float32 sums are rounded after col2im and the bias.
-    const sums = fn(xs.float(), ws, bias?.float() ?? null, (a, b, bShape, output) => matmulInFloat32(a, b, dtype, { otherShape: bShape, bias: output?.bias, round: output !== undefined }));
+    const sums = fn(xs, ws, bias?.float() ?? null, (a, b, bShape, output, view) =>
+      matmulInFloat32(a, b, dtype, { otherShape: bShape, otherView: view, bias: output?.bias, round: output !== undefined }),
+    );
     y = sums.to(dtype);
     if (y !== sums) sums.dispose(); // the float32 sums, rounded once into y, are read by nothing else
   } else {
-    y = fn(xs, ws, bias ?? null, (a, b, bShape, output) => {
+    y = fn(xs, ws, bias ?? null, (a, b, bShape, output, view) => {
       // The columns (an im2col copy of the windows: tens of MB) go with the graph that saved them.
-      const columns = bShape ? b.reshape(bShape) : b;
+      const elements = view ? b.asStrided(view.size, view.stride) : b;
+      const columns = bShape ? elements.reshape(bShape) : elements;
       const product = a.matmul(columns);
       if (columns !== b) releaseWithGraph(columns);
       if (!output?.bias) return product;

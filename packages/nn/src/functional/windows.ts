@@ -22,21 +22,37 @@ export function slidingWindows(xp: Tensor, g: WindowGeometry, layout: 'kernel-fi
   const [kh, kw] = g.kernel;
   const [oh, ow] = g.out;
   const kernelDims = layout === 'kernel-first' ? [0, 1, 3, 5, 2, 4] : [0, 1, 2, 4, 3, 5];
-  if (g.stride[0] === kh && g.stride[1] === kw && g.dilation[0] === 1 && g.dilation[1] === 1) {
+  if (tiles(g)) {
     // Windows that tile the input (MaxPool2d(2), patchify convs): a plain view, whose backward is
     // a copy rather than asStrided's scatter.
     const [N, C] = xp.shape as [number, number];
     const tiled = xp.narrow(2, 0, oh * kh).narrow(3, 0, ow * kw).reshape([N, C, oh, kh, ow, kw]);
     return tiled.permute(kernelDims);
   }
-  const x = xp.contiguous();
-  const [N, C, H, W] = x.shape as [number, number, number, number];
+  const { base, size, stride } = overlappingWindows(xp, g, layout);
+  return base.asStrided(size, stride);
+}
+
+/** Whether the windows tile the input: each element in at most one window. */
+export function tiles(g: WindowGeometry): boolean {
+  return g.stride[0] === g.kernel[0] && g.stride[1] === g.kernel[1] && g.dilation[0] === 1 && g.dilation[1] === 1;
+}
+
+/**
+ * Windows that may overlap, as the asStrided view of the contiguous `base` (xp, or its copy) that
+ * slidingWindows takes: [N, C, kh, kw, oh, ow] kernel-first, [N, C, oh, ow, kh, kw] kernel-last.
+ */
+export function overlappingWindows(xp: Tensor, g: WindowGeometry, layout: 'kernel-first' | 'kernel-last'): { base: Tensor; size: number[]; stride: number[] } {
+  const [kh, kw] = g.kernel;
+  const [oh, ow] = g.out;
+  const base = xp.contiguous();
+  const [N, C, H, W] = base.shape as [number, number, number, number];
   const kernelStrides = [g.dilation[0] * W, g.dilation[1]];
   const outStrides = [g.stride[0] * W, g.stride[1]];
   const lead = [C * H * W, H * W];
   return layout === 'kernel-first'
-    ? x.asStrided([N, C, kh, kw, oh, ow], [...lead, ...kernelStrides, ...outStrides])
-    : x.asStrided([N, C, oh, ow, kh, kw], [...lead, ...outStrides, ...kernelStrides]);
+    ? { base, size: [N, C, kh, kw, oh, ow], stride: [...lead, ...kernelStrides, ...outStrides] }
+    : { base, size: [N, C, oh, ow, kh, kw], stride: [...lead, ...outStrides, ...kernelStrides] };
 }
 
 /** Output length of a convolution along one dim (input already padded). */

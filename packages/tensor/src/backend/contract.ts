@@ -20,11 +20,12 @@ export type { ArgReduceOp, BinaryOp, CompareOp, CumulativeOp, ReduceOp, UnaryOp 
  * addcmul; 1.3.0: the argsort, cumulative and scatter primitives; 1.4.0: the attention fused
  * kernel; 1.5.0: `prepare` and the `autocastSpeed` capability; 1.6.0: the maxPool2d, adadelta and
  * rmsprop fused kernels and stridedSum, asStrided's gradient, and `prepare`'s options; 1.7.0: the
- * matmulToFloat32 fused kernel; 1.8.0: matmulRounded), so a backend built against 1.0.0
+ * matmulToFloat32 fused kernel; 1.8.0: matmulRounded; 1.9.0: matmulStridedSum), so a backend built
+ * against 1.0.0
  * still registers. A backend's `contractVersion` is a semver string with this major
  * (conformance: `storage/identity`).
  */
-export const CONTRACT_VERSION = '1.8.0';
+export const CONTRACT_VERSION = '1.9.0';
 
 /**
  * A strided view of a storage: element (i0, i1, …) lives at `offset + Σ ik·strides[k]` (in
@@ -536,6 +537,18 @@ export interface FusedKernels<S> {
    * `matmul` (conformance: `composites/matmulInFloat32Rounded/`).
    */
   matmulRounded(a: TensorRef<S>, b: TensorRef<S>, bias: TensorRef<S> | null, out: TensorRef<S>): void;
+  /**
+   * matmulToFloat32's product summed into place by stridedSum (since 1.9.0): a 16-bit
+   * convolution's input gradient, col2im of its columns' gradient, without those columns in
+   * memory. a and b as in matmulToFloat32; their float32 product [B, M, N], read in row-major order,
+   * is the source of a stridedSum whose shape is `size` (numel(size) = B·M·N) and whose view is
+   * `view`; `out` (contiguous, float32 or a's dtype) becomes zeros plus those sums, each element's
+   * terms added in the source's row-major order, rounded once into out's dtype. The same bits as
+   * matmulToFloat32 into a float32 array, stridedSum of it, and a cast. Core's `matmulInFloat32`
+   * uses it for an operand given with `otherView`; without it, core runs those three steps
+   * (conformance: `composites/matmulInFloat32Windows/`).
+   */
+  matmulStridedSum(a: TensorRef<S>, b: TensorRef<S>, size: readonly number[], view: StridedView, out: TensorRef<S>): void;
 }
 
 /**

@@ -6,7 +6,7 @@ import { schemaDevice } from '../dispatch/device-rule.js';
 import { allocate, backendOf, ref, requireCompute } from '../dispatch/run.js';
 import { Tensor } from '../tensor/tensor.js';
 import { broadcastShapes, broadcastStrides, numelOf, sameShape, viewStrides } from '../tensor/shape.js';
-import { asStrided, contiguousCopy, reshape, transpose, unsqueeze } from './views.js';
+import { asStrided, asStridedGradient, contiguousCopy, reshape, transpose, unsqueeze } from './views.js';
 import { record } from '../autograd/engine.js';
 import { isRecording, noGrad } from '../autograd/grad-mode.js';
 import { anomalyModeActive } from '../amp/anomaly.js';
@@ -133,6 +133,12 @@ function gradientProduct(op: string, x: Tensor, y: Tensor, operand: Tensor): Ten
  * strided view (a convolution's windows over its input): the 16-bit operand is cast straight from
  * the view, and `b`'s gradient comes back in `b`'s shape. `b` is then not broadcast over `a`'s batch.
  *
+ * `options.otherView` multiplies `b.asStrided(size, stride, offset).reshape(otherShape)`: `b` is
+ * the contiguous tensor a convolution's windows are a view of, given as such so that its gradient,
+ * the columns' gradient summed back into place (col2im), is made in one step where the backend has
+ * the `matmulStridedSum` fused kernel, with no float32 columns in memory. The sums are float32 and
+ * rounded once into `b`'s dtype, as for a float32 `b` widened from `dtype` values.
+ *
  * `options.bias` is added to the float32 sums (broadcast against the product), and `options.round`
  * rounds the result once to `dtype`, as PyTorch's half addmm and convolutions do. Rounded here, the
  * result's gradient arrives in `dtype` and goes to the 16-bit GEMMs as it is: no float32 copy of it
@@ -157,8 +163,10 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
       throw new DTypeError(`matmulInFloat32: bias must be ${dtype.name} or float32, got ${bias.dtype.name}`, 'matmulInFloat32', bias.dtype.name);
     }
   }
+  const view = options.otherView;
+  if (view !== undefined) checkOtherView(b, view, options.otherShape);
   const bShape = options.otherShape ?? b.shape;
-  if (options.otherShape !== undefined) checkOtherShape(a, b, bShape);
+  if (options.otherShape !== undefined) checkOtherShape(a, view?.size ?? b.shape, bShape);
   if (a.ndim < 2 || bShape.length < 2) throw new ShapeError(`matmulInFloat32: both operands must be at least 2-D, got ${a.ndim}-D and ${bShape.length}-D`, 'matmulInFloat32');
   if (a.shape[a.ndim - 1] !== bShape[bShape.length - 2]) {
     throw new ShapeError(`matmulInFloat32: mat1 and mat2 shapes cannot be multiplied (${shapeText(a)} and ${shapeText({ shape: bShape })})`, 'matmulInFloat32');
@@ -182,8 +190,11 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
     }
     return y;
   };
+  const viewOffset = view?.offset ?? 0;
+  /** b's elements as the operand reads them: its windows with otherView, else b itself (differentiable). */
+  const bElements = (t: Tensor): Tensor => (view ? asStrided(t, view.size, view.stride, viewOffset) : t);
   /** b as the matrix operand: a differentiable reshape (a copy for a strided view). */
-  const bMatrix = (): Tensor => (bShape === b.shape ? b : reshape(b, bShape));
+  const bMatrix = (): Tensor => (bShape === b.shape ? b : reshape(bElements(b), bShape));
   const backend = backendOf(a.device);
   requireCompute(backend, dtype, 'matmulInFloat32');
   const kernel = fusedKernel(backend, 'matmulToFloat32');
@@ -191,12 +202,16 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
   // Not under detectAnomaly, which checks the kernels' outputs: there the rounding stays a cast,
   // the op it names when a 16-bit result overflows.
   const rounding = options.round && a.shape[a.ndim - 1]! > 0 && !anomalyModeActive() ? fusedKernel(backend, 'matmulRounded') : undefined;
-  if (!kernel) return finish(batchedProduct('matmul', cast(a, float32), bShape === b.shape ? cast(b, float32) : reshape(cast(b, float32), bShape)));
+  if (!kernel) return finish(batchedProduct('matmul', cast(a, float32), bShape === b.shape ? cast(b, float32) : reshape(bElements(cast(b, float32)), bShape)));
   // A reshaped view is cast whole into a new contiguous tensor, which then reshapes as a view.
   // The casts' own tensors behind the views kept are let go at once.
   let operands: readonly [Tensor, Tensor] = [a, b];
   freeingTemporaries(
-    () => (operands = noGrad(() => [castKeepingLayout(a, dtype), bShape === b.shape ? castKeepingLayout(b, dtype) : reshape(b.dtype === dtype ? b : castOnce(b, dtype), bShape)] as const)),
+    () => (operands = noGrad(() => {
+      if (bShape === b.shape) return [castKeepingLayout(a, dtype), castKeepingLayout(b, dtype)] as const;
+      const elements = bElements(b);
+      return [castKeepingLayout(a, dtype), reshape(elements.dtype === dtype ? elements : castOnce(elements, dtype), bShape)] as const;
+    })),
     (t) => operands.includes(t),
   );
   const [ah, bh] = operands;
@@ -234,6 +249,30 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
     const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
     return operand.dtype === dtype && sameShape([...batch, x.shape[x.ndim - 2]!, y.shape[y.ndim - 1]!], shape) ? gradientProduct('matmul', x, y, operand) : product(x, y);
   };
+  /**
+   * b's gradient with otherView, from the product's gradient x @ y ([..., K, N] of b's operand):
+   * those float32 sums summed into b's places (col2im) and rounded once into b's dtype, by the
+   * backend's matmulStridedSum where it has one; recorded (createGraph) through asStrided's
+   * differentiable gradient.
+   */
+  const windowsGradient = (x: Tensor, y: Tensor): Tensor => {
+    const size = view!.size;
+    if (isRecording()) return asStridedGradient(reshape(matmulInFloat32(x, y, dtype), size), b.shape, size, view!.stride, viewOffset);
+    const batch = broadcastShapes([x.shape.slice(0, -2), y.shape.slice(0, -2)], 'matmulInFloat32');
+    const fused = x.shape[x.ndim - 1]! > 0 && numelOf(size) > 0 && !anomalyModeActive() ? fusedKernel(backend, 'matmulStridedSum') : undefined;
+    if (fused) {
+      const out = allocate(b.shape, b.dtype, b.device);
+      batchedOperands([x, y], batch, (xb, yb) => fused(ref(xb), ref(yb), size, { strides: view!.stride, offset: viewOffset }, ref(out)));
+      return out;
+    }
+    const sums = product(x, y);
+    const summed = asStridedGradient(reshape(sums, size), b.shape, size, view!.stride, viewOffset);
+    sums.dispose();
+    if (summed.dtype === b.dtype) return summed;
+    const rounded = cast(summed, b.dtype);
+    summed.dispose();
+    return rounded;
+  };
   // The sums, biased and rounded in place of the tail's ops: the node below differentiates all of it.
   const value = noGrad(() => (rounding ? product(ah, bh, true) : finish(product(ah, bh))));
   // A rounded result's gradient is already dtype (the engine brings it to the result's dtype): the
@@ -241,8 +280,10 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
   const y = record('matmulInFloat32Backward', value, bias === null ? [a, b] : [a, b, bias], (g) => {
     const gh = cast(g, dtype);
     const [left, right] = isRecording() ? [a, bMatrix()] : [ah, bh];
-    const gb = b.requiresGrad ? gradient(transpose(left, -1, -2), gh, b, bShape) : null;
-    return [a.requiresGrad ? gradient(gh, transpose(right, -1, -2), a, a.shape) : null, gb && bShape !== b.shape ? reshape(gb, b.shape) : gb, ...(bias === null ? [] : [g])];
+    let gb: Tensor | null = null;
+    if (b.requiresGrad && view) gb = windowsGradient(transpose(left, -1, -2), gh);
+    else if (b.requiresGrad) gb = gradient(transpose(left, -1, -2), gh, b, bShape);
+    return [a.requiresGrad ? gradient(gh, transpose(right, -1, -2), a, a.shape) : null, gb && !view && bShape !== b.shape ? reshape(gb, b.shape) : gb, ...(bias === null ? [] : [g])];
   }, [ah, bh]);
   // The 16-bit operands made here (a convolution's columns: tens of MB) go with the graph.
   if (ah !== a) releaseWithGraph(ah);
@@ -254,21 +295,36 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
 export interface MatmulInFloat32Options {
   /** Multiply `b.reshape(otherShape)`, casting a strided `b` straight into its 16-bit operand (see matmulInFloat32). */
   readonly otherShape?: readonly number[];
+  /**
+   * Multiply `b.asStrided(size, stride, offset).reshape(otherShape)` (otherShape required): `b` is
+   * the contiguous tensor whose windows are the operand, and its gradient is summed into place in
+   * one step where the backend can (see matmulInFloat32).
+   */
+  readonly otherView?: { readonly size: readonly number[]; readonly stride: readonly number[]; readonly offset?: number };
   /** Added to the float32 sums before any rounding (`dtype` or float32; broadcast against the product). */
   readonly bias?: Tensor | null;
   /** Round the result once to `dtype` (default: keep the float32 sums). */
   readonly round?: boolean;
 }
 
-/** otherShape holds b's elements and keeps the product's batch, so b's gradient reshapes back. */
-function checkOtherShape(a: Tensor, b: Tensor, shape: readonly number[]): void {
-  if (!shape.every((d) => Number.isInteger(d) && d >= 0) || numelOf(shape) !== b.numel()) {
-    throw new ShapeError(`matmulInFloat32: otherShape [${shape.join(', ')}] is invalid for an operand of ${b.numel()} elements (shape ${shapeText(b)})`, 'matmulInFloat32');
+/** otherShape holds the operand's elements (b's, or its view's) and keeps the product's batch, so b's gradient reshapes back. */
+function checkOtherShape(a: Tensor, operandShape: readonly number[], shape: readonly number[]): void {
+  if (!shape.every((d) => Number.isInteger(d) && d >= 0) || numelOf(shape) !== numelOf(operandShape)) {
+    throw new ShapeError(`matmulInFloat32: otherShape [${shape.join(', ')}] is invalid for an operand of ${numelOf(operandShape)} elements (shape ${shapeText({ shape: operandShape })})`, 'matmulInFloat32');
   }
   const batch = shape.slice(0, -2);
   if (shape.length >= 2 && !sameShape(broadcastShapes([a.shape.slice(0, -2), batch], 'matmulInFloat32'), batch)) {
     throw new ShapeError(`matmulInFloat32: with otherShape, the other operand is not broadcast: its batch [${batch.join(', ')}] must hold input's (shape ${shapeText(a)})`, 'matmulInFloat32');
   }
+}
+
+/** otherView is a view asStrided takes of b (contiguous, in bounds), and comes with otherShape. */
+function checkOtherView(b: Tensor, view: NonNullable<MatmulInFloat32Options['otherView']>, otherShape: readonly number[] | undefined): void {
+  if (otherShape === undefined) throw new ShapeError('matmulInFloat32: otherView needs otherShape, the shape its windows are multiplied as', 'matmulInFloat32');
+  if (!b.isContiguous()) throw new ShapeError(`matmulInFloat32: with otherView, the other operand must be contiguous (the tensor its windows view), got strides [${b._strides.join(', ')}]; call .contiguous() first`, 'matmulInFloat32');
+  if (!Array.isArray(view.size) || !Array.isArray(view.stride)) throw new TypeError('matmulInFloat32(): otherView must be { size, stride, offset? } with arrays of integers');
+  // asStrided's own checks (integers, bounds) run on the first use, before any kernel.
+  noGrad(() => asStrided(b, view.size, view.stride, view.offset ?? 0));
 }
 
 /** `t` cast to `dtype`; a transposed matrix (a linear's `weight.t()`) stays transposed rather than being copied across. */

@@ -226,11 +226,18 @@ export function asStrided(x: Tensor, size: readonly number[], stride: readonly n
   if (numelOf(shape) > 0 && last >= x.numel()) {
     throw new ShapeError(`asStrided: size [${shape}] with stride [${stride}] and offset ${offset} reaches element ${last}, but the input has ${x.numel()}`, 'asStrided');
   }
-  // The summed gradient is linear in g; its gradient is the same strided view of the incoming one.
-  const backward: BackwardFn = (g) => [
-    record('StridedSumBackward', noGrad(() => stridedSum(g, x.shape, x.numel(), shape, stride, offset)), [g], (gg) => [asStrided(gg.contiguous(), shape, stride, offset)]),
-  ];
+  const backward: BackwardFn = (g) => [asStridedGradient(g, x.shape, shape, stride, offset)];
   return make(x, shape, stride, x._offset + offset, 'AsStridedBackward', backward);
+}
+
+/**
+ * @internal asStrided's gradient: `g` (the view's shape) summed into a contiguous tensor of
+ * `baseShape` at the places the view (`shape`, `stride`, `offset`) read. Differentiable: the summed
+ * gradient is linear in g, and its gradient is the same strided view of the incoming one. Half
+ * types are summed in float32 and rounded once.
+ */
+export function asStridedGradient(g: Tensor, baseShape: readonly number[], shape: readonly number[], stride: readonly number[], offset: number): Tensor {
+  return record('StridedSumBackward', noGrad(() => stridedSum(g, baseShape, numelOf(baseShape), shape, stride, offset)), [g], (gg) => [asStrided(gg.contiguous(), shape, stride, offset)]);
 }
 
 /** Whether distinct indices of (shape, strides) always land on distinct elements (a sufficient test). */

@@ -1,7 +1,7 @@
 // The contract's version rule: a minor bump (1.1.0 added the optional crossEntropy, unscaleAndCheck
 // and adamw fused kernels, 1.2.0 addcmul, 1.3.0 the argsort, cumulative and scatter primitives,
 // 1.4.0 the attention fused kernel, 1.5.0 the optional prepare member, 1.6.0 the maxPool2d, adadelta, rmsprop and
-// stridedSum fused kernels, 1.7.0 matmulToFloat32, 1.8.0 matmulRounded) keeps backends built against 1.0.0 registering; a different
+// stridedSum fused kernels, 1.7.0 matmulToFloat32, 1.8.0 matmulRounded, 1.9.0 matmulStridedSum) keeps backends built against 1.0.0 registering; a different
 // major does not.
 import { describe, expect, it } from 'vitest';
 import { CONTRACT_VERSION, type Backend, type Kernels } from '../../src/backend/contract.js';
@@ -38,8 +38,8 @@ function stubBackend(name: string, contractVersion: string): Backend<number> {
 }
 
 describe('contract version', () => {
-  it('is 1.8.0: the optional matmulRounded fused kernel (like matmulToFloat32 in 1.7.0, maxPool2d, adadelta, rmsprop and stridedSum in 1.6.0, prepare in 1.5.0, the attention fused kernel in 1.4.0, the argsort, cumulative and scatter primitives in 1.3.0, addcmul in 1.2.0, crossEntropy, unscaleAndCheck and adamw in 1.1.0) are optional, minor additions', () => {
-    expect(CONTRACT_VERSION).toBe('1.8.0');
+  it('is 1.9.0: the optional matmulStridedSum fused kernel (like matmulRounded in 1.8.0, matmulToFloat32 in 1.7.0, maxPool2d, adadelta, rmsprop and stridedSum in 1.6.0, prepare in 1.5.0, the attention fused kernel in 1.4.0, the argsort, cumulative and scatter primitives in 1.3.0, addcmul in 1.2.0, crossEntropy, unscaleAndCheck and adamw in 1.1.0) are optional, minor additions', () => {
+    expect(CONTRACT_VERSION).toBe('1.9.0');
   });
 
   it('a backend declaring contract 1.0.0 (no new fused kernels) still registers and is usable', () => {
