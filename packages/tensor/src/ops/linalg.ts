@@ -300,7 +300,14 @@ export interface MatmulInFloat32Options {
    * the contiguous tensor whose windows are the operand, and its gradient is summed into place in
    * one step where the backend can (see matmulInFloat32).
    */
-  readonly otherView?: { readonly size: readonly number[]; readonly stride: readonly number[]; readonly offset?: number };
+  readonly otherView?: {
+    /** The windows' shape (asStrided's `size`). */
+    readonly size: readonly number[];
+    /** Their strides over b's elements. */
+    readonly stride: readonly number[];
+    /** Where the first window starts in b (default 0). */
+    readonly offset?: number;
+  };
   /** Added to the float32 sums before any rounding (`dtype` or float32; broadcast against the product). */
   readonly bias?: Tensor | null;
   /** Round the result once to `dtype` (default: keep the float32 sums). */
