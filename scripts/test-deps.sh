@@ -33,7 +33,9 @@ if [[ ${HOSTTYPE:-} == x86_64 ]]; then # the arm64 addon is cross-built and emul
 fi
 nvrtc=1 # Debian ships NVRTC in non-free, which the default sources leave out: it gets a sources file of its own
 if [[ ${HOSTTYPE:-} == x86_64 ]] && { command -v nvcc >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/nvcc ]]; }; then
-  ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so\.' || { nvrtc=0; missing+=("a real NVRTC (libnvrtc11.2 from Debian's non-free component; the cuda backend's fusion test compiles with it)"); }
+  # The linker cache read whole, not piped into grep -q: with pipefail, grep quitting early fails the pipe.
+  linked=$( (command -v ldconfig >/dev/null 2>&1 && ldconfig -p || /sbin/ldconfig -p) 2>/dev/null || true)
+  [[ $linked == *libnvrtc.so.* ]] || { nvrtc=0; missing+=("a real NVRTC (libnvrtc11.2 from Debian's non-free component; the cuda backend's fusion test compiles with it)"); }
 fi
 lavapipe=1
 bash scripts/install-webgpu-deps.sh --check >/dev/null 2>&1 || { lavapipe=0; missing+=('lavapipe from Mesa 25 (bookworm-backports)'); }

@@ -142,8 +142,9 @@ const nvcc = findNvcc() as { path: string; version: string } | { reason: string 
  */
 function findRealNvrtc(): { library: string } | { reason: string } {
   if (process.env.CORE_CUDA_TEST_NVRTC) return { library: process.env.CORE_CUDA_TEST_NVRTC };
-  const cache = spawnSync('ldconfig', ['-p'], { encoding: 'utf8' });
-  const names = [...(cache.stdout ?? '').matchAll(/^\s*(libnvrtc\.so\.[0-9.]+) \(/gm)].map((m) => m[1]!);
+  // The dynamic linker's cache; ldconfig lives in /sbin, which a PATH may leave out.
+  const cache = ['ldconfig', '/sbin/ldconfig', '/usr/sbin/ldconfig'].map((bin) => spawnSync(bin, ['-p'], { encoding: 'utf8' })).find((r) => r.status === 0);
+  const names = [...(cache?.stdout ?? '').matchAll(/^\s*(libnvrtc\.so\.[0-9.]+) \(/gm)].map((m) => m[1]!);
   const version = (n: string) => n.slice('libnvrtc.so.'.length).split('.').map(Number);
   names.sort((a, b) => version(b)[0]! - version(a)[0]! || (version(b)[1] ?? 0) - (version(a)[1] ?? 0));
   return names[0] !== undefined ? { library: names[0] } : { reason: 'no libnvrtc.so.* is installed (scripts/test-deps.sh installs one on x86-64)' };
