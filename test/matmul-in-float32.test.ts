@@ -289,6 +289,16 @@ describe('matmulInFloat32: 16-bit products summed and returned in float32', () =
     expect(bitsOf(image.grad!)).toEqual(bitsOf(want));
   });
 
+  it('with otherView, the windows are multiplied even when otherShape is b\'s own shape array', () => {
+    const b = tensor([[1, 2, 3], [4, 5, 6]]);
+    const eye = tensor([[1, 0], [0, 1]], { dtype: bfloat16 });
+    for (const path of ['fused', 'widened'] as const) {
+      // Windows [[1, 3, 5], [2, 4, 6]]: every other element, from the first and the second.
+      const y = withPath(path, () => matmulInFloat32(eye, b, bfloat16, { otherShape: b.shape, otherView: { size: [2, 3], stride: [1, 2] } }));
+      expect(Array.from(y.dataSync()), path).toEqual([1, 3, 5, 2, 4, 6]);
+    }
+  });
+
   it('refuses otherView without otherShape, over a non-contiguous operand, or reaching past it, with a ShapeError', () => {
     const w = integers([1, 2, 4], 38);
     const image = integers([1, 1, 3, 3], 39);

@@ -191,10 +191,12 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
     return y;
   };
   const viewOffset = view?.offset ?? 0;
+  /** Whether b is the operand as it is: no windows, no other shape. */
+  const plain = view === undefined && bShape === b.shape;
   /** b's elements as the operand reads them: its windows with otherView, else b itself (differentiable). */
   const bElements = (t: Tensor): Tensor => (view ? asStrided(t, view.size, view.stride, viewOffset) : t);
   /** b as the matrix operand: a differentiable reshape (a copy for a strided view). */
-  const bMatrix = (): Tensor => (bShape === b.shape ? b : reshape(bElements(b), bShape));
+  const bMatrix = (): Tensor => (plain ? b : reshape(bElements(b), bShape));
   const backend = backendOf(a.device);
   requireCompute(backend, dtype, 'matmulInFloat32');
   const kernel = fusedKernel(backend, 'matmulToFloat32');
@@ -202,13 +204,13 @@ export function matmulInFloat32(a: Tensor, b: Tensor, dtype: DType, options: Mat
   // Not under detectAnomaly, which checks the kernels' outputs: there the rounding stays a cast,
   // the op it names when a 16-bit result overflows.
   const rounding = options.round && a.shape[a.ndim - 1]! > 0 && !anomalyModeActive() ? fusedKernel(backend, 'matmulRounded') : undefined;
-  if (!kernel) return finish(batchedProduct('matmul', cast(a, float32), bShape === b.shape ? cast(b, float32) : reshape(bElements(cast(b, float32)), bShape)));
+  if (!kernel) return finish(batchedProduct('matmul', cast(a, float32), plain ? cast(b, float32) : reshape(bElements(cast(b, float32)), bShape)));
   // A reshaped view is cast whole into a new contiguous tensor, which then reshapes as a view.
   // The casts' own tensors behind the views kept are let go at once.
   let operands: readonly [Tensor, Tensor] = [a, b];
   freeingTemporaries(
     () => (operands = noGrad(() => {
-      if (bShape === b.shape) return [castKeepingLayout(a, dtype), castKeepingLayout(b, dtype)] as const;
+      if (plain) return [castKeepingLayout(a, dtype), castKeepingLayout(b, dtype)] as const;
       const elements = bElements(b);
       return [castKeepingLayout(a, dtype), reshape(elements.dtype === dtype ? elements : castOnce(elements, dtype), bShape)] as const;
     })),
