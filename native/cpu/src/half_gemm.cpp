@@ -490,11 +490,7 @@ const char* halfGemmStridedSum(const HalfGemmProblem& p, const ProductSum& sum, 
   const bool flipped = runsSwapped(p, kernel);
   const size_t bytes = sum.outType == Elem::f32 ? 4 : 2;
   // Out's zeros first (where no window lands), then each batch's region, which no other batch reaches.
-  constexpr int64_t ZERO_CHUNK = INT64_C(1) << 17;
-  Pool::instance().run(threads, ceilDiv(sum.outNumel, ZERO_CHUNK), [&](int64_t c) {
-    const int64_t begin = c * ZERO_CHUNK, count = std::min(ZERO_CHUNK, sum.outNumel - begin);
-    std::memset(static_cast<char*>(sum.out) + begin * bytes, 0, static_cast<size_t>(count) * bytes);
-  });
+  zeroParallel(sum.out, sum.outNumel * static_cast<int64_t>(bytes), threads);
   int64_t reach = 0;  // the last element a batch's region reaches past its first
   for (int d = 1; d < sum.rank; ++d) reach += (sum.shape[d] - 1) * sum.viewStrides[d];
   const BlockConsumer consume = [&](int64_t batch, const float* block, int64_t ld) {

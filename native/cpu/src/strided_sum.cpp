@@ -14,8 +14,8 @@ namespace {
 constexpr int64_t PARALLEL_ELEMENTS = INT64_C(1) << 16;
 /** Pool tasks per thread for the sums: a few, so a slow thread's share is taken over. */
 constexpr int64_t BLOCKS_PER_THREAD = 8;
-/** Zeroing chunk, in elements (256 KiB). */
-constexpr int64_t ZERO_CHUNK = INT64_C(1) << 16;
+/** Zeroing chunk, in bytes. */
+constexpr int64_t ZERO_CHUNK = INT64_C(1) << 18;
 
 /**
  * `rows` contiguous runs of n: out run r (at o + r·os) += src run r (at s + r·ss), in order. Runs
@@ -52,9 +52,16 @@ void addFrom(const StridedSumProblem& p, int d, const float* s, float* o) {
 
 }  // namespace
 
+void zeroParallel(void* out, int64_t bytes, int threads) {
+  Pool::instance().run(threads, (bytes + ZERO_CHUNK - 1) / ZERO_CHUNK, [&](int64_t c) {
+    const int64_t begin = c * ZERO_CHUNK;
+    std::memset(static_cast<char*>(out) + begin, 0, static_cast<size_t>(std::min(ZERO_CHUNK, bytes - begin)));
+  });
+}
+
 void addStrided(const StridedSumProblem& p) {
   if (p.rank == 0) {
-    p.out[p.viewOffset] += p.src[0];
+    p.out[p.viewOffset] += p.src[0];  // 0 + src, as every other element: −0 sums to +0
     return;
   }
   addFrom(p, 0, p.src, p.out + p.viewOffset);
@@ -64,15 +71,10 @@ void stridedSum(const StridedSumProblem& p, int threads) {
   int64_t numel = 1;
   for (int d = 0; d < p.rank; ++d) numel *= p.shape[d];
   if (numel < PARALLEL_ELEMENTS) threads = 1;
-  Pool& pool = Pool::instance();
-  const int64_t chunks = (p.outNumel + ZERO_CHUNK - 1) / ZERO_CHUNK;
-  pool.run(threads, chunks, [&](int64_t c) {
-    const int64_t begin = c * ZERO_CHUNK;
-    std::memset(p.out + begin, 0, sizeof(float) * static_cast<size_t>(std::min(ZERO_CHUNK, p.outNumel - begin)));
-  });
+  zeroParallel(p.out, p.outNumel * static_cast<int64_t>(sizeof(float)), threads);
   if (numel == 0) return;
   if (p.rank == 0) {
-    p.out[p.viewOffset] += p.src[0];  // 0 + src, as every other element: −0 sums to +0
+    addStrided(p);
     return;
   }
   // Leading dims whose distinct indices reach disjoint ranges of out: a dim's stride passes
@@ -91,7 +93,7 @@ void stridedSum(const StridedSumProblem& p, int threads) {
   // (a 26×26 plane is not a whole number of lines), and handing them to threads one at a time made
   // two threads slower than one on a convolution's col2im.
   const int64_t blocks = std::min<int64_t>(tasks, static_cast<int64_t>(threads) * BLOCKS_PER_THREAD);
-  pool.run(tasks > 1 ? threads : 1, blocks, [&](int64_t block) {
+  Pool::instance().run(tasks > 1 ? threads : 1, blocks, [&](int64_t block) {
     const int64_t first = block * tasks / blocks, end = (block + 1) * tasks / blocks;
     for (int64_t task = first; task < end; ++task) {
       const float* s = p.src;

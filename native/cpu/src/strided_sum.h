@@ -28,6 +28,9 @@ struct StridedSumProblem {
  */
 void stridedSum(const StridedSumProblem& problem, int threads);
 
+/** `bytes` of out set to zero, in chunks over up to `threads` threads of the pool. */
+void zeroParallel(void* out, int64_t bytes, int threads);
+
 /**
  * Adds the problem's src into out at the view's places, in src's row-major order, on this thread,
  * without zeroing out first: one part of a problem whose parts reach disjoint ranges of out (a

@@ -797,7 +797,8 @@ function numericKernels(native: NativeNumerics, base: Kernels<CpuStorage>): Pick
 /**
  * `base` with its float32 softmax, logSoftmax, crossEntropy, adamw, adadelta, rmsprop, maxPool2d and
  * maxPool2dBackward of at least NATIVE_MIN_NUMERIC elements routed to the native path (a kernel `base` lacks stays absent), and
- * stridedSum, matmulToFloat32 and matmulRounded, which only the native path offers (in TypeScript for what the addon does not take).
+ * stridedSum, matmulToFloat32, matmulRounded and matmulStridedSum, which only the native path offers (in TypeScript for what the
+ * addon does not take).
  */
 export function nativeFused(native: NativeNumerics & Pick<NativePath, 'halfMatmul' | 'halfMatmulStridedSum'>, base: Partial<CpuFusedKernels>): Partial<FusedKernels<CpuStorage>> {
   const { softmax, logSoftmax, crossEntropy, adamw, adadelta, rmsprop, maxPool2d, maxPool2dBackward } = base;

@@ -8,6 +8,7 @@ import type { DTypeName, StridedView } from '@core/tensor';
 import { CpuStorage, type CpuArray } from '../storage.js';
 import { cast } from './cast.js';
 import { checkDType, gatherInto, type Ref, scatterFrom } from './io.js';
+import { contiguousStrides, sizeOf } from './strided.js';
 
 function panelArray(accumulate: DTypeName, length: number): Float32Array | Float64Array | Int32Array {
   switch (accumulate) {
@@ -82,26 +83,17 @@ export function matmulStridedSum(a: Ref, b: Ref, size: readonly number[], view: 
   if (out.dtype !== 'float32' && out.dtype !== a.dtype) throw new TypeError(`cpu matmulStridedSum: out is ${out.dtype}, expected float32 or ${a.dtype}`);
   const shape = [Math.max(a.shape[0]!, b.shape[0]!), a.shape[1]!, b.shape[2]!];
   const numel = shape[0]! * shape[1]! * shape[2]!;
-  if (size.reduce((x, d) => x * d, 1) !== numel) throw new RangeError(`cpu matmulStridedSum: size [${size.join(', ')}] does not hold the product's ${numel} elements`);
+  if (sizeOf(size) !== numel) throw new RangeError(`cpu matmulStridedSum: size [${size.join(', ')}] does not hold the product's ${numel} elements`);
   const products = new CpuStorage('float32', numel);
-  parts.product(a, b, { storage: products, dtype: 'float32', shape, strides: rowMajor(shape), offset: 0 });
-  const source: Ref = { storage: products, dtype: 'float32', shape: size, strides: rowMajor(size), offset: 0 };
+  parts.product(a, b, { storage: products, dtype: 'float32', shape, strides: contiguousStrides(shape), offset: 0 });
+  const source: Ref = { storage: products, dtype: 'float32', shape: size, strides: contiguousStrides(size), offset: 0 };
   if (out.dtype === 'float32') {
     parts.sum(source, view, out);
     return;
   }
-  const sums: Ref = { storage: new CpuStorage('float32', out.shape.reduce((x, d) => x * d, 1)), dtype: 'float32', shape: out.shape, strides: rowMajor(out.shape), offset: 0 };
+  const sums: Ref = { storage: new CpuStorage('float32', sizeOf(out.shape)), dtype: 'float32', shape: out.shape, strides: contiguousStrides(out.shape), offset: 0 };
   parts.sum(source, view, sums);
   cast(sums, out);
-}
-
-function rowMajor(shape: readonly number[]): number[] {
-  const strides = new Array<number>(shape.length);
-  for (let d = shape.length - 1, step = 1; d >= 0; d--) {
-    strides[d] = step;
-    step *= shape[d]!;
-  }
-  return strides;
 }
 
 /** a @ b (+ bias, float32, out's shape) into out of dtype `outDType`, a and b of one dtype, summed in `accumulate`. */
